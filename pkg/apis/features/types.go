@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Feature records the lifecycle of one feature gate in a cluster. See the
+// external type in k8s.io/features/api/v1alpha1 for field documentation.
+type Feature struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec   FeatureSpec
+	Status FeatureStatus
+}
+
+// FeatureDesiredState is the state a feature is asked to reach.
+type FeatureDesiredState string
+
+const (
+	// FeatureDesiredStateOn asks for the feature to be enabled.
+	FeatureDesiredStateOn FeatureDesiredState = "On"
+	// FeatureDesiredStateOff asks for the feature to be disabled.
+	FeatureDesiredStateOff FeatureDesiredState = "Off"
+)
+
+// FeatureManagement says where the desired state of a feature comes from.
+type FeatureManagement string
+
+const (
+	// FeatureManagementCommandLine: desired state follows the apiservers' flags.
+	FeatureManagementCommandLine FeatureManagement = "CommandLine"
+	// FeatureManagementDynamic: an authorized client sets the desired state.
+	FeatureManagementDynamic FeatureManagement = "Dynamic"
+)
+
+// FeatureSpec is the desired state of a Feature.
+type FeatureSpec struct {
+	Gate         string
+	DesiredState FeatureDesiredState
+	Management   FeatureManagement
+}
+
+// FeatureState is the observed state of a feature.
+type FeatureState string
+
+const (
+	// FeatureStateOn means enabled with no task left.
+	FeatureStateOn FeatureState = "On"
+	// FeatureStateOff means disabled with no task left.
+	FeatureStateOff FeatureState = "Off"
+	// FeatureStateTurningOn means being enabled.
+	FeatureStateTurningOn FeatureState = "TurningOn"
+	// FeatureStateTurningOff means being disabled.
+	FeatureStateTurningOff FeatureState = "TurningOff"
+)
+
+// FeaturePreRelease is the maturity of a feature gate.
+type FeaturePreRelease string
+
+const (
+	// FeaturePreReleaseAlpha is an alpha gate.
+	FeaturePreReleaseAlpha FeaturePreRelease = "Alpha"
+	// FeaturePreReleaseBeta is a beta gate.
+	FeaturePreReleaseBeta FeaturePreRelease = "Beta"
+	// FeaturePreReleaseGA is a generally available gate.
+	FeaturePreReleaseGA FeaturePreRelease = "GA"
+	// FeaturePreReleaseDeprecated is a deprecated gate.
+	FeaturePreReleaseDeprecated FeaturePreRelease = "Deprecated"
+)
+
+// FeatureStatus is the observed state of a Feature.
+type FeatureStatus struct {
+	State              FeatureState
+	Default            *bool
+	PreRelease         FeaturePreRelease
+	LockToDefault      bool
+	Version            string
+	Tasks              []FeatureTask
+	Uses               []FeatureUse
+	UsesResetTime      *metav1.Time
+	Conditions         []metav1.Condition
+	ObservedGeneration int64
+}
+
+// FeatureTask is one step a transition has to complete.
+type FeatureTask struct {
+	Name        string
+	Description string
+	Attempts    int32
+	Message     string
+	Progress    string
+	Checkpoint  string
+}
+
+// FeatureUse records that a component checked the gate and what it found.
+type FeatureUse struct {
+	Component       string
+	Enabled         bool
+	Reporters       []string
+	FirstReportTime metav1.Time
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// FeatureList is a list of Feature objects.
+type FeatureList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []Feature
+}

@@ -1,0 +1,162 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"k8s.io/featureflags/pkg/apis/features"
+)
+
+func validFeature() *features.Feature {
+	yes := true
+	return &features.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "max-unavailable-stateful-set", Namespace: "kube-system", ResourceVersion: "1"},
+		Spec: features.FeatureSpec{
+			Gate:         "MaxUnavailableStatefulSet",
+			DesiredState: features.FeatureDesiredStateOn,
+			Management:   features.FeatureManagementCommandLine,
+		},
+		Status: features.FeatureStatus{
+			State:      features.FeatureStateTurningOff,
+			Default:    &yes,
+			PreRelease: features.FeaturePreReleaseBeta,
+			Version:    "1.36",
+			Tasks:      []features.FeatureTask{{Name: "wait-for-uses"}, {Name: "clear-fields", Attempts: 2}},
+			Uses: []features.FeatureUse{
+				{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-a", "apiserver-b"}},
+				{Component: "kube-controller-manager", Enabled: false, Reporters: []string{"kcm-1"}},
+			},
+			Conditions: []metav1.Condition{{Type: "Converged", Status: metav1.ConditionFalse, Reason: "TasksRemain", LastTransitionTime: metav1.Now()}},
+		},
+	}
+}
+
+func reporters(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "r" + strings.Repeat("x", i)
+	}
+	return out
+}
+
+// TestValidateFeature has one case per rule; each asserts the field path and
+// type of the error, so a rule that stops firing or fires on the wrong field fails.
+func TestValidateFeature(t *testing.T) {
+	cases := []struct {
+		name    string
+		mutate  func(*features.Feature)
+		errType field.ErrorType
+		path    string
+	}{
+		{"valid", func(*features.Feature) {}, "", ""},
+		{"name must match gate", func(f *features.Feature) { f.Name = "other" }, field.ErrorTypeInvalid, "metadata.name"},
+		{"namespace required", func(f *features.Feature) { f.Namespace = "" }, field.ErrorTypeRequired, "metadata.namespace"},
+		{"gate required", func(f *features.Feature) { f.Spec.Gate = "" }, field.ErrorTypeRequired, "spec.gate"},
+		{"gate charset", func(f *features.Feature) { f.Spec.Gate = "Max-Unavailable" }, field.ErrorTypeInvalid, "spec.gate"},
+		{"gate starts with a letter", func(f *features.Feature) { f.Spec.Gate = "1Gate" }, field.ErrorTypeInvalid, "spec.gate"},
+		{"gate too long", func(f *features.Feature) { f.Spec.Gate = "G" + strings.Repeat("a", MaxGateNameLength) }, field.ErrorTypeTooLong, "spec.gate"},
+		{"desiredState enum", func(f *features.Feature) { f.Spec.DesiredState = "Maybe" }, field.ErrorTypeNotSupported, "spec.desiredState"},
+		{"management required", func(f *features.Feature) { f.Spec.Management = "" }, field.ErrorTypeRequired, "spec.management"},
+		{"management enum", func(f *features.Feature) { f.Spec.Management = "Manual" }, field.ErrorTypeNotSupported, "spec.management"},
+		{"state enum", func(f *features.Feature) { f.Status.State = "Half" }, field.ErrorTypeNotSupported, "status.state"},
+		{"preRelease enum", func(f *features.Feature) { f.Status.PreRelease = "ALPHA" }, field.ErrorTypeNotSupported, "status.preRelease"},
+		{"version format", func(f *features.Feature) { f.Status.Version = "v1.36.0" }, field.ErrorTypeInvalid, "status.version"},
+		{"observedGeneration", func(f *features.Feature) { f.Status.ObservedGeneration = -1 }, field.ErrorTypeInvalid, "status.observedGeneration"},
+		{"too many tasks", func(f *features.Feature) {
+			f.Status.Tasks = nil
+			for i := 0; i <= MaxTasks; i++ {
+				f.Status.Tasks = append(f.Status.Tasks, features.FeatureTask{Name: "t" + strings.Repeat("a", i)})
+			}
+		}, field.ErrorTypeTooMany, "status.tasks"},
+		{"task name required", func(f *features.Feature) { f.Status.Tasks[1].Name = "" }, field.ErrorTypeRequired, "status.tasks[1].name"},
+		{"task name format", func(f *features.Feature) { f.Status.Tasks[1].Name = "Clear_Fields" }, field.ErrorTypeInvalid, "status.tasks[1].name"},
+		{"task name unique", func(f *features.Feature) { f.Status.Tasks[1].Name = "wait-for-uses" }, field.ErrorTypeDuplicate, "status.tasks[1].name"},
+		{"task attempts", func(f *features.Feature) { f.Status.Tasks[0].Attempts = -1 }, field.ErrorTypeInvalid, "status.tasks[0].attempts"},
+		{"task description", func(f *features.Feature) { f.Status.Tasks[0].Description = strings.Repeat("d", MaxMessageLength+1) }, field.ErrorTypeTooLong, "status.tasks[0].description"},
+		{"task message", func(f *features.Feature) { f.Status.Tasks[0].Message = strings.Repeat("m", MaxMessageLength+1) }, field.ErrorTypeTooLong, "status.tasks[0].message"},
+		{"task progress", func(f *features.Feature) { f.Status.Tasks[0].Progress = strings.Repeat("p", MaxProgressLength+1) }, field.ErrorTypeTooLong, "status.tasks[0].progress"},
+		{"task checkpoint", func(f *features.Feature) { f.Status.Tasks[0].Checkpoint = strings.Repeat("c", MaxCheckpointLength+1) }, field.ErrorTypeTooLong, "status.tasks[0].checkpoint"},
+		{"too many uses", func(f *features.Feature) {
+			f.Status.Uses = nil
+			for i := 0; i <= MaxUses; i++ {
+				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{Component: "c" + strings.Repeat("a", i/2), Enabled: i%2 == 0})
+			}
+		}, field.ErrorTypeTooMany, "status.uses"},
+		{"use component required", func(f *features.Feature) { f.Status.Uses[1].Component = "" }, field.ErrorTypeRequired, "status.uses[1].component"},
+		{"use component format", func(f *features.Feature) { f.Status.Uses[1].Component = "Kube Scheduler" }, field.ErrorTypeInvalid, "status.uses[1].component"},
+		{"use key unique", func(f *features.Feature) { f.Status.Uses[1] = f.Status.Uses[0] }, field.ErrorTypeDuplicate, "status.uses[1]"},
+		{"sampled reporters bounded", func(f *features.Feature) { f.Status.Uses[1].Reporters = reporters(MaxSampledReporters + 1) }, field.ErrorTypeTooMany, "status.uses[1].reporters"},
+		{"apiserver reporters bounded", func(f *features.Feature) { f.Status.Uses[0].Reporters = reporters(MaxAPIServerReporters + 1) }, field.ErrorTypeTooMany, "status.uses[0].reporters"},
+		{"reporter required", func(f *features.Feature) { f.Status.Uses[0].Reporters[1] = "" }, field.ErrorTypeRequired, "status.uses[0].reporters[1]"},
+		{"reporter too long", func(f *features.Feature) { f.Status.Uses[0].Reporters[1] = strings.Repeat("r", MaxReporterLength+1) }, field.ErrorTypeTooLong, "status.uses[0].reporters[1]"},
+		{"reporter unique", func(f *features.Feature) { f.Status.Uses[0].Reporters[1] = "apiserver-a" }, field.ErrorTypeDuplicate, "status.uses[0].reporters[1]"},
+		{"condition type", func(f *features.Feature) { f.Status.Conditions[0].Type = "not a type!" }, field.ErrorTypeInvalid, "status.conditions[0].type"},
+		{"too many conditions", func(f *features.Feature) {
+			for i := 0; i < MaxConditions; i++ {
+				f.Status.Conditions = append(f.Status.Conditions, metav1.Condition{Type: "C" + strings.Repeat("c", i), Status: metav1.ConditionTrue, Reason: "R", LastTransitionTime: metav1.Now()})
+			}
+		}, field.ErrorTypeTooMany, "status.conditions"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := validFeature()
+			tc.mutate(f)
+			errs := ValidateFeature(f)
+			if tc.path == "" {
+				if len(errs) != 0 {
+					t.Fatalf("expected no errors, got %v", errs)
+				}
+				return
+			}
+			if len(errs) != 1 {
+				t.Fatalf("expected exactly one error at %s, got %v", tc.path, errs)
+			}
+			if errs[0].Field != tc.path || errs[0].Type != tc.errType {
+				t.Fatalf("expected %s at %s, got %s at %s: %v", tc.errType, tc.path, errs[0].Type, errs[0].Field, errs[0])
+			}
+		})
+	}
+}
+
+func TestValidateFeatureUpdate(t *testing.T) {
+	old := validFeature()
+	f := validFeature()
+	f.Spec.DesiredState = features.FeatureDesiredStateOff
+	if errs := ValidateFeatureUpdate(f, old); len(errs) != 0 {
+		t.Fatalf("changing desiredState must be valid: %v", errs)
+	}
+	f.Spec.Gate = "OtherGate"
+	errs := ValidateFeatureUpdate(f, old)
+	if len(errs) != 1 || errs[0].Field != "spec.gate" || errs[0].Type != field.ErrorTypeInvalid || !strings.Contains(errs[0].Detail, "immutable") {
+		t.Fatalf("expected spec.gate to be immutable, got %v", errs)
+	}
+}
+
+func TestValidateFeatureStatusUpdate(t *testing.T) {
+	old := validFeature()
+	f := validFeature()
+	f.Status.State = "Sideways"
+	errs := ValidateFeatureStatusUpdate(f, old)
+	if len(errs) != 1 || errs[0].Field != "status.state" {
+		t.Fatalf("expected status.state error, got %v", errs)
+	}
+}

@@ -1,0 +1,57 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package rest wires the features.k8s.io storage into kube-apiserver.
+package rest
+
+import (
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+
+	"k8s.io/featureflags/pkg/apis/features"
+	featurestorage "k8s.io/featureflags/pkg/registry/features/feature/storage"
+)
+
+// RESTStorageProvider provides the storage of the features.k8s.io group. It
+// satisfies k8s.io/kubernetes/pkg/controlplane/apiserver.RESTStorageProvider.
+type RESTStorageProvider struct{}
+
+// GroupName returns features.k8s.io.
+func (RESTStorageProvider) GroupName() string { return features.GroupName }
+
+// NewRESTStorage returns the group's storage for the enabled versions and resources.
+func (p RESTStorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResourceConfigSource, restOptionsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
+	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(features.GroupName, legacyscheme.Scheme, legacyscheme.ParameterCodec, legacyscheme.Codecs)
+
+	storage := map[string]rest.Storage{}
+	if resource := "features"; apiResourceConfigSource.ResourceEnabled(featuresv1alpha1.SchemeGroupVersion.WithResource(resource)) {
+		featureStorage, statusStorage, err := featurestorage.NewREST(restOptionsGetter)
+		if err != nil {
+			return genericapiserver.APIGroupInfo{}, err
+		}
+		storage[resource] = featureStorage
+		storage[resource+"/status"] = statusStorage
+	}
+	if len(storage) > 0 {
+		apiGroupInfo.VersionedResourcesStorageMap[featuresv1alpha1.SchemeGroupVersion.Version] = storage
+	}
+	return apiGroupInfo, nil
+}

@@ -1,0 +1,63 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gatename
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestObjectName(t *testing.T) {
+	for gate, want := range map[string]string{
+		"MaxUnavailableStatefulSet":      "max-unavailable-stateful-set",
+		"CSIMigrationPortworx":           "csi-migration-portworx",
+		"HPAScaleToZero":                 "hpa-scale-to-zero",
+		"OpenAPIV3":                      "open-apiv3",
+		"KMSv2":                          "kmsv2",
+		"IPv6DualStack":                  "ipv6-dual-stack",
+		"SELinuxMount":                   "se-linux-mount",
+		"DRAAdminAccess":                 "dra-admin-access",
+		"ClusterTrustBundleProjection":   "cluster-trust-bundle-projection",
+		"PodAndContainerStatsFromCRI":    "pod-and-container-stats-from-cri",
+		"InPlacePodVerticalScaling":      "in-place-pod-vertical-scaling",
+		"AllAlpha":                       "all-alpha",
+		"A":                              "a",
+		"Feature2Go":                     "feature2-go",
+		"APIServerIdentity":              "api-server-identity",
+		"StorageVersionAPI":              "storage-version-api",
+		"lowercase":                      "lowercase",
+		"UnknownVersionInteroperability": "unknown-version-interoperability",
+	} {
+		if got := ObjectName(gate); got != want {
+			t.Errorf("ObjectName(%q) = %q, want %q", gate, got, want)
+		}
+	}
+}
+
+func TestCollisions(t *testing.T) {
+	got := Collisions([]string{"FooBar", "FOOBar", "Foobar", "FooBAR", "Other", "FooBar"})
+	want := []Collision{{Name: "foo-bar", Gates: []string{"FOOBar", "FooBAR", "FooBar"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Collisions = %#v, want %#v", got, want)
+	}
+	if got := Collisions([]string{"A", "B"}); len(got) != 0 {
+		t.Fatalf("unexpected collisions: %v", got)
+	}
+	if msg := want[0].Error(); msg != `feature gates FOOBar, FooBAR, FooBar all map to the Feature name "foo-bar"` {
+		t.Fatalf("unexpected message %q", msg)
+	}
+}
