@@ -18,21 +18,36 @@ limitations under the License.
 package rest
 
 import (
+	"context"
+
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresclient "k8s.io/features/client/clientset/versioned"
 
 	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/featureflags/pkg/featurelifecycle"
 	featurestorage "k8s.io/featureflags/pkg/registry/features/feature/storage"
 )
 
+// PostStartHookName is the name of the post-start hook that starts the
+// server flow of the feature lifecycle.
+const PostStartHookName = "start-feature-lifecycle"
+
 // RESTStorageProvider provides the storage of the features.k8s.io group. It
-// satisfies k8s.io/kubernetes/pkg/controlplane/apiserver.RESTStorageProvider.
-type RESTStorageProvider struct{}
+// satisfies k8s.io/kubernetes/pkg/controlplane/apiserver.RESTStorageProvider
+// and, because kube-apiserver runs the hook only when the group is served,
+// genericapiserver.PostStartHookProvider.
+type RESTStorageProvider struct {
+	// FeatureGate is the gate set the apiserver runs with; its gates are announced.
+	FeatureGate featuregate.MutableVersionedFeatureGate
+}
 
 // GroupName returns features.k8s.io.
 func (RESTStorageProvider) GroupName() string { return features.GroupName }
@@ -54,4 +69,28 @@ func (p RESTStorageProvider) NewRESTStorage(apiResourceConfigSource serverstorag
 		apiGroupInfo.VersionedResourcesStorageMap[featuresv1alpha1.SchemeGroupVersion.Version] = storage
 	}
 	return apiGroupInfo, nil
+}
+
+// PostStartHook announces a Feature in kube-system for every gate of the
+// apiserver, in the background: the hook returns at once and the announcer
+// retries until it succeeds or the server stops.
+func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStartHookFunc, error) {
+	return PostStartHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+		client, err := featuresclient.NewForConfig(hookContext.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		announcer := &featurelifecycle.Announcer{
+			Client:    client,
+			Gate:      p.FeatureGate,
+			Namespace: featurelifecycle.KubeNamespace,
+			Workers:   8,
+		}
+		go func(ctx context.Context) {
+			if err := announcer.Run(ctx); err != nil && ctx.Err() == nil {
+				klog.ErrorS(err, "Announcing features failed")
+			}
+		}(hookContext)
+		return nil
+	}, nil
 }

@@ -1,0 +1,205 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package featurelifecycle is the server flow of KEP-3920: it announces a
+// Feature for every gate kube-apiserver knows and, in later stages, leads
+// transitions and runs their tasks.
+package featurelifecycle
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresclient "k8s.io/features/client/clientset/versioned"
+	"k8s.io/features/gatename"
+)
+
+// KubeNamespace is the namespace of Kubernetes' own Features.
+const KubeNamespace = metav1.NamespaceSystem
+
+// pseudoGates are registered in every gate but switch groups of gates; they
+// are not features of their own.
+var pseudoGates = map[featuregate.Feature]bool{"AllAlpha": true, "AllBeta": true}
+
+// Announcer creates a Feature in its namespace for every gate of a feature
+// gate set and records the gate's spec and configured value in its status.
+// It is idempotent, and several apiservers may announce at once: creation
+// tolerates AlreadyExists and status writes retry on conflict.
+type Announcer struct {
+	Client    featuresclient.Interface
+	Gate      featuregate.MutableVersionedFeatureGate
+	Namespace string
+	// Workers bounds the number of Features written concurrently.
+	Workers int
+}
+
+// Gates returns the gates to announce, sorted, leaving out pseudo-gates and
+// every gate whose Feature name collides with another's (logged).
+func (a *Announcer) Gates() []featuregate.Feature {
+	all := a.Gate.GetAll()
+	names := make([]string, 0, len(all))
+	for f, spec := range all {
+		// A PreAlpha gate does not exist yet at the emulation version.
+		if !pseudoGates[f] && spec.PreRelease != featuregate.PreAlpha {
+			names = append(names, string(f))
+		}
+	}
+	refused := map[string]bool{}
+	for _, c := range gatename.Collisions(names) {
+		klog.ErrorS(c, "Refusing to announce feature gates whose Feature names collide", "name", c.Name, "gates", c.Gates)
+		for _, g := range c.Gates {
+			refused[g] = true
+		}
+	}
+	gates := make([]featuregate.Feature, 0, len(names))
+	for _, n := range names {
+		if !refused[n] {
+			gates = append(gates, featuregate.Feature(n))
+		}
+	}
+	sort.Slice(gates, func(i, j int) bool { return gates[i] < gates[j] })
+	return gates
+}
+
+// Run announces every gate, retrying with backoff until all are announced or
+// ctx ends.
+func (a *Announcer) Run(ctx context.Context) error {
+	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: math.MaxInt32, Cap: 30 * time.Second}
+	return wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+		if err := a.AnnounceAll(ctx); err != nil {
+			klog.FromContext(ctx).Info("Announcing features failed, will retry", "err", err)
+			return false, nil
+		}
+		return true, nil
+	})
+}
+
+// AnnounceAll announces every gate once and returns the errors it met.
+func (a *Announcer) AnnounceAll(ctx context.Context) error {
+	gates := a.Gates()
+	workers := max(a.Workers, 1)
+	work := make(chan featuregate.Feature)
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for g := range work {
+				if err := a.Announce(ctx, g); err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("%s: %w", g, err))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, g := range gates {
+		work <- g
+	}
+	close(work)
+	wg.Wait()
+	if len(errs) > 0 {
+		return fmt.Errorf("%d of %d features not announced, first: %w", len(errs), len(gates), errs[0])
+	}
+	klog.FromContext(ctx).V(2).Info("Announced features", "count", len(gates), "namespace", a.Namespace)
+	return nil
+}
+
+// Announce makes sure the Feature of one gate exists and that its status
+// holds the gate's spec at the current emulation version. A Feature without a
+// state gets the configured value; an existing state is left alone.
+func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature) error {
+	features := a.Client.FeaturesV1alpha1().Features(a.Namespace)
+	name := gatename.ObjectName(string(gate))
+	enabled := a.Gate.Enabled(gate)
+	desired := featuresv1alpha1.FeatureDesiredStateOff
+	if enabled {
+		desired = featuresv1alpha1.FeatureDesiredStateOn
+	}
+	_, err := features.Create(ctx, &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: featuresv1alpha1.FeatureSpec{
+			Gate:         string(gate),
+			DesiredState: desired,
+			Management:   featuresv1alpha1.FeatureManagementCommandLine,
+		},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+
+	spec := a.Gate.GetAll()[gate]
+	version := fmt.Sprintf("%d.%d", a.Gate.EmulationVersion().Major(), a.Gate.EmulationVersion().Minor())
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		f, err := features.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if f.Spec.Gate != string(gate) {
+			return fmt.Errorf("feature %s/%s belongs to gate %q, not %q", a.Namespace, name, f.Spec.Gate, gate)
+		}
+		status := f.Status.DeepCopy()
+		if status.State == "" {
+			status.State = featuresv1alpha1.FeatureStateOff
+			if enabled {
+				status.State = featuresv1alpha1.FeatureStateOn
+			}
+		}
+		status.Default = ptr.To(spec.Default)
+		status.PreRelease = PreRelease(spec)
+		status.LockToDefault = spec.LockToDefault
+		status.Version = version
+		status.ObservedGeneration = f.Generation
+		if equalStatus(&f.Status, status) {
+			return nil
+		}
+		f.Status = *status
+		_, err = features.UpdateStatus(ctx, f, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func equalStatus(a, b *featuresv1alpha1.FeatureStatus) bool {
+	return a.State == b.State && ptr.Equal(a.Default, b.Default) && a.PreRelease == b.PreRelease &&
+		a.LockToDefault == b.LockToDefault && a.Version == b.Version && a.ObservedGeneration == b.ObservedGeneration
+}
+
+// PreRelease maps component-base's prerelease of a gate to the API's.
+func PreRelease(spec featuregate.FeatureSpec) featuresv1alpha1.FeaturePreRelease {
+	switch spec.PreRelease {
+	case featuregate.Alpha:
+		return featuresv1alpha1.FeaturePreReleaseAlpha
+	case featuregate.Beta:
+		return featuresv1alpha1.FeaturePreReleaseBeta
+	case featuregate.Deprecated:
+		return featuresv1alpha1.FeaturePreReleaseDeprecated
+	default:
+		return featuresv1alpha1.FeaturePreReleaseGA
+	}
+}
