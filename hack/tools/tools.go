@@ -1,3 +1,5 @@
+//go:build tools
+
 /*
 Copyright 2026 The Kubernetes Authors.
 
@@ -13,8 +15,6 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
-
-//go:build tools
 
 // Package tools pins the code generators hack/update-codegen.sh runs, so that
 // go.mod records their versions.

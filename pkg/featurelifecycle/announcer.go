@@ -127,7 +127,7 @@ func (a *Announcer) AnnounceAll(ctx context.Context) error {
 	if len(errs) > 0 {
 		return fmt.Errorf("%d of %d features not announced, first: %w", len(errs), len(gates), errs[0])
 	}
-	klog.FromContext(ctx).V(2).Info("Announced features", "count", len(gates), "namespace", a.Namespace)
+	klog.FromContext(ctx).Info("Announced features", "count", len(gates), "namespace", a.Namespace)
 	return nil
 }
 

@@ -22,6 +22,6 @@ limitations under the License.
 // +k8s:deepcopy-gen=package
 // +k8s:protobuf-gen=package
 // +k8s:openapi-gen=true
-// +k8s:openapi-model-package=io.k8s.api.features.v1alpha1
+// +k8s:openapi-model-package=io.k8s.features.api.v1alpha1
 // +groupName=features.k8s.io
 package v1alpha1 // import "k8s.io/features/api/v1alpha1"

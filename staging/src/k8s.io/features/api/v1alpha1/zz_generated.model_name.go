@@ -23,30 +23,30 @@ package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Feature) OpenAPIModelName() string {
-	return "io.k8s.api.features.v1alpha1.Feature"
+	return "io.k8s.features.api.v1alpha1.Feature"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureList) OpenAPIModelName() string {
-	return "io.k8s.api.features.v1alpha1.FeatureList"
+	return "io.k8s.features.api.v1alpha1.FeatureList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureSpec) OpenAPIModelName() string {
-	return "io.k8s.api.features.v1alpha1.FeatureSpec"
+	return "io.k8s.features.api.v1alpha1.FeatureSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureStatus) OpenAPIModelName() string {
-	return "io.k8s.api.features.v1alpha1.FeatureStatus"
+	return "io.k8s.features.api.v1alpha1.FeatureStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureTask) OpenAPIModelName() string {
-	return "io.k8s.api.features.v1alpha1.FeatureTask"
+	return "io.k8s.features.api.v1alpha1.FeatureTask"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureUse) OpenAPIModelName() string {
-	return "io.k8s.api.features.v1alpha1.FeatureUse"
+	return "io.k8s.features.api.v1alpha1.FeatureUse"
 }

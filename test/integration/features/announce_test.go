@@ -1,0 +1,143 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresclient "k8s.io/features/client/clientset/versioned"
+	"k8s.io/features/gatename"
+
+	"k8s.io/featureflags/pkg/featurelifecycle"
+	"k8s.io/featureflags/test/integration/framework"
+)
+
+// knownGates are the gates our apiserver announces with its default flags
+// plus FeatureLifecycle=true (the same binary, so the same gate set).
+func knownGates() []featuregate.Feature {
+	return (&featurelifecycle.Announcer{Gate: utilfeature.DefaultMutableFeatureGate}).Gates()
+}
+
+// TestAnnounce checks that the apiserver announces one Feature per gate it
+// knows, with the gate's spec and configured value.
+func TestAnnounce(t *testing.T) {
+	e := startServer(t, lifecycleFlags...)
+	gates := knownGates()
+	if len(gates) < 100 {
+		t.Fatalf("expected the kube, apiserver and component-base gates, got %d", len(gates))
+	}
+	items := waitForFeatures(t, e.features, len(gates))
+	byGate := map[string]featuresv1alpha1.Feature{}
+	for _, f := range items {
+		byGate[f.Spec.Gate] = f
+	}
+	all := utilfeature.DefaultMutableFeatureGate.GetAll()
+	for _, g := range gates {
+		f, ok := byGate[string(g)]
+		if !ok {
+			t.Errorf("no Feature for gate %s", g)
+			continue
+		}
+		if f.Name != gatename.ObjectName(string(g)) {
+			t.Errorf("Feature of %s is named %s", g, f.Name)
+		}
+		wantState := featuresv1alpha1.FeatureStateOff
+		if utilfeature.DefaultFeatureGate.Enabled(g) {
+			wantState = featuresv1alpha1.FeatureStateOn
+		}
+		spec := all[g]
+		if f.Status.State != wantState || *f.Status.Default != spec.Default || f.Status.LockToDefault != spec.LockToDefault ||
+			f.Status.PreRelease != featurelifecycle.PreRelease(spec) || f.Status.Version != "1.36" {
+			t.Errorf("Feature %s: status %+v does not match gate spec %+v (enabled=%t)", f.Name, f.Status, spec, utilfeature.DefaultFeatureGate.Enabled(g))
+		}
+	}
+	lifecycle := byGate["FeatureLifecycle"]
+	if lifecycle.Status.State != featuresv1alpha1.FeatureStateOn || lifecycle.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn ||
+		lifecycle.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseAlpha || *lifecycle.Status.Default {
+		t.Fatalf("FeatureLifecycle announced as %+v / %+v", lifecycle.Spec, lifecycle.Status)
+	}
+}
+
+// TestAnnounceTwoServers runs two apiserver processes on one etcd prefix: both
+// announce at once, and the result is still exactly one Feature per gate.
+func TestAnnounceTwoServers(t *testing.T) {
+	prefix := framework.SharedEtcd().Prefix
+	a := framework.StartAPIServerProcess(t, "apiserver-a", prefix, lifecycleFlags...)
+	b := framework.StartAPIServerProcess(t, "apiserver-b", prefix, lifecycleFlags...)
+	want := len(knownGates())
+	items := waitForFeatures(t, featuresclient.NewForConfigOrDie(a.ClientConfig()), want)
+
+	seen := map[string]bool{}
+	for _, f := range items {
+		if seen[f.Spec.Gate] {
+			t.Fatalf("gate %s announced twice", f.Spec.Gate)
+		}
+		seen[f.Spec.Gate] = true
+	}
+	// A restart announces again without creating or changing anything.
+	before := resourceVersions(t, featuresclient.NewForConfigOrDie(b.ClientConfig()))
+	b.Restart(t, lifecycleFlags...)
+	waitForLog(t, b, "Announced features", 2)
+	after := resourceVersions(t, featuresclient.NewForConfigOrDie(b.ClientConfig()))
+	if len(before) != want || len(after) != want {
+		t.Fatalf("expected %d Features before and after the restart, got %d and %d", want, len(before), len(after))
+	}
+	var changed []string
+	for name, rv := range before {
+		if after[name] != rv {
+			changed = append(changed, name)
+		}
+	}
+	sort.Strings(changed)
+	if len(changed) > 0 {
+		t.Fatalf("re-announcing changed %d Features, e.g. %v", len(changed), changed[:min(len(changed), 5)])
+	}
+}
+
+// waitForLog waits until the process's log holds a message n times.
+func waitForLog(t *testing.T, p *framework.APIServerProcess, msg string, n int) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return strings.Count(p.LogTail(1<<30), msg) >= n, nil
+	})
+	if err != nil {
+		t.Fatalf("%s did not log %q %d times", p.Name, msg, n)
+	}
+}
+
+func resourceVersions(t *testing.T, client featuresclient.Interface) map[string]string {
+	t.Helper()
+	list, err := client.FeaturesV1alpha1().Features("kube-system").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range list.Items {
+		out[f.Name] = f.ResourceVersion
+	}
+	return out
+}

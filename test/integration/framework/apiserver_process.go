@@ -1,0 +1,262 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/util/keyutil"
+)
+
+// APIServerBinaryEnv names the environment variable with the path of our
+// built kube-apiserver (the Makefile sets it to _output/bin/kube-apiserver).
+// When it is unset the harness builds the binary once per test binary.
+const APIServerBinaryEnv = "FEATUREFLAGS_KUBE_APISERVER"
+
+const adminToken = "featureflags-integration-admin"
+
+var (
+	buildOnce sync.Once
+	buildPath string
+	buildErr  error
+)
+
+// APIServerBinary returns the path of our kube-apiserver binary.
+func APIServerBinary(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv(APIServerBinaryEnv); p != "" {
+		return p
+	}
+	buildOnce.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "featureflags-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildPath = filepath.Join(dir, "kube-apiserver")
+		cmd := exec.Command("go", "build", "-o", buildPath, "./cmd/kube-apiserver")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building kube-apiserver: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildPath
+}
+
+// APIServerProcess is our kube-apiserver running as a separate process, for
+// tests that need several apiservers with different flags or that kill one.
+type APIServerProcess struct {
+	// Name identifies the process in logs.
+	Name string
+	// Port is the secure port it serves on.
+	Port int
+	// Dir holds its certificates, keys and log.
+	Dir string
+	// Flags are the flags it was started with, besides the harness's own.
+	Flags []string
+
+	t      testing.TB
+	binary string
+	etcd   []string
+	cmd    *exec.Cmd
+	exited chan struct{}
+	log    *os.File
+}
+
+// StartAPIServerProcess starts our kube-apiserver as a process against the
+// etcd URL and key prefix, with flags appended to the harness's defaults
+// (serving, service accounts, an admin token, RBAC), and waits until it is
+// ready. The process is stopped when the test ends.
+func StartAPIServerProcess(t testing.TB, name, etcdPrefix string, flags ...string) *APIServerProcess {
+	t.Helper()
+	dir := t.TempDir()
+	p := &APIServerProcess{Name: name, Dir: dir, Flags: flags, t: t, binary: APIServerBinary(t),
+		etcd: []string{"--etcd-servers=" + EtcdURL(), "--etcd-prefix=" + etcdPrefix}}
+	if err := writeKey(filepath.Join(dir, "sa.key")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(adminToken+",admin,admin,system:masters\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.Start(t)
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// Start starts (or restarts, with the same port and flags) the process and
+// waits until /readyz is ok.
+func (p *APIServerProcess) Start(t testing.TB) {
+	t.Helper()
+	if p.Port == 0 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Port = port
+	}
+	args := append([]string{
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(p.Port),
+		"--cert-dir=" + filepath.Join(p.Dir, "certs"),
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file=" + filepath.Join(p.Dir, "sa.key"),
+		"--service-account-signing-key-file=" + filepath.Join(p.Dir, "sa.key"),
+		"--token-auth-file=" + filepath.Join(p.Dir, "tokens.csv"),
+		"--authorization-mode=RBAC",
+		"--service-cluster-ip-range=10.0.0.0/24",
+	}, p.etcd...)
+	args = append(args, p.Flags...)
+	log, err := os.OpenFile(filepath.Join(p.Dir, "kube-apiserver.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.log = log
+	p.cmd = exec.Command(p.binary, args...)
+	p.cmd.Stdout, p.cmd.Stderr = log, log
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", p.Name, err)
+	}
+	p.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) {
+		_ = cmd.Wait()
+		close(exited)
+	}(p.cmd, p.exited)
+
+	client := kubernetes.NewForConfigOrDie(p.ClientConfig())
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		select {
+		case <-p.exited:
+			return false, fmt.Errorf("%s exited", p.Name)
+		default:
+		}
+		status := 0
+		client.CoreV1().RESTClient().Get().AbsPath("/readyz").Do(ctx).StatusCode(&status)
+		return status == 200, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s to be ready: %v\n%s", p.Name, err, p.LogTail(4096))
+	}
+}
+
+// Stop stops the process with SIGTERM (SIGKILL after 30 s) and waits for it.
+func (p *APIServerProcess) Stop() {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-p.exited:
+	default:
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(30 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	}
+	_ = p.log.Close()
+	p.cmd = nil
+}
+
+// Kill kills the process at once, as a crash would.
+func (p *APIServerProcess) Kill() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		_ = p.log.Close()
+		p.cmd = nil
+	}
+}
+
+// Restart stops the process and starts it again with new flags.
+func (p *APIServerProcess) Restart(t testing.TB, flags ...string) {
+	t.Helper()
+	p.Stop()
+	p.Flags = flags
+	p.Start(t)
+}
+
+// ClientConfig returns an admin client config for the process.
+func (p *APIServerProcess) ClientConfig() *restclient.Config {
+	return &restclient.Config{
+		Host:            "https://127.0.0.1:" + strconv.Itoa(p.Port),
+		BearerToken:     adminToken,
+		TLSClientConfig: restclient.TLSClientConfig{Insecure: true},
+		QPS:             1000,
+		Burst:           10000,
+	}
+}
+
+// LogTail returns up to the last n bytes of the process's log.
+func (p *APIServerProcess) LogTail(n int) string {
+	data, _ := os.ReadFile(filepath.Join(p.Dir, "kube-apiserver.log"))
+	if len(data) > n {
+		data = data[len(data)-n:]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return string(data)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func writeKey(path string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	pem, err := keyutil.MarshalPrivateKeyToPEM(key)
+	if err != nil {
+		return err
+	}
+	return keyutil.WriteKey(path, pem)
+}
