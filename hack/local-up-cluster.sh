@@ -19,6 +19,8 @@
 #                          certified for (default 127.0.0.1)
 #   API_BIND_ADDR          --bind-address of kube-apiserver (default 127.0.0.1
 #                          when API_HOST is loopback, else 0.0.0.0)
+#   ADVERTISE_ADDRESS      --advertise-address of kube-apiserver (default
+#                          API_HOST when it is an IP, else 127.0.0.1)
 #   API_SECURE_PORT        kube-apiserver port (default 6443)
 #   ETCD_PORT              etcd client port (default 2379)
 #   ETCD_PEER_PORT         etcd peer port (default 2380)
@@ -78,6 +80,11 @@ case "${API_HOST}" in
   127.*|localhost|::1) API_BIND_ADDR=${API_BIND_ADDR:-127.0.0.1} ;;
   *) API_BIND_ADDR=${API_BIND_ADDR:-0.0.0.0} ;;
 esac
+if [[ ${API_HOST} =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ || ${API_HOST} == *:* ]]; then
+  ADVERTISE_ADDRESS=${ADVERTISE_ADDRESS:-${API_HOST}}
+else
+  ADVERTISE_ADDRESS=${ADVERTISE_ADDRESS:-127.0.0.1}
+fi
 if [[ ${API_HOST} == *:* ]]; then
   API_URL="https://[${API_HOST}]:${API_SECURE_PORT}"
 else
@@ -386,8 +393,12 @@ start_etcd() {
 }
 
 start_apiserver() {
-  local advertise=127.0.0.1
-  if is_ip "${API_HOST}"; then advertise=${API_HOST}; fi
+  local extra=()
+  case "${ADVERTISE_ADDRESS}" in
+    # The kubernetes Endpoints may not hold a loopback address: without this
+    # the apiserver logs an error every 10s. No pod runs here to use them.
+    127.*|::1) extra+=(--endpoint-reconciler-type=none) ;;
+  esac
   start_process kube-apiserver "${BIN_DIR}/kube-apiserver" \
     --v="${LOG_LEVEL}" \
     --feature-gates="FeatureLifecycle=true${FEATURE_GATES:+,${FEATURE_GATES}}" \
@@ -398,7 +409,7 @@ start_apiserver() {
     --etcd-servers="http://127.0.0.1:${ETCD_PORT}" \
     --bind-address="${API_BIND_ADDR}" \
     --secure-port="${API_SECURE_PORT}" \
-    --advertise-address="${advertise}" \
+    --advertise-address="${ADVERTISE_ADDRESS}" \
     --service-cluster-ip-range="${SERVICE_CLUSTER_IP_RANGE}" \
     --client-ca-file="${CERT_DIR}/ca.crt" \
     --tls-cert-file="${CERT_DIR}/kube-apiserver.crt" \
@@ -412,7 +423,8 @@ start_apiserver() {
     --requestheader-group-headers=X-Remote-Group \
     --requestheader-extra-headers-prefix=X-Remote-Extra- \
     --proxy-client-cert-file="${CERT_DIR}/front-proxy-client.crt" \
-    --proxy-client-key-file="${CERT_DIR}/front-proxy-client.key"
+    --proxy-client-key-file="${CERT_DIR}/front-proxy-client.key" \
+    "${extra[@]}"
   wait_healthy kube-apiserver --cacert "${CERT_DIR}/ca.crt" \
     --cert "${CERT_DIR}/admin.crt" --key "${CERT_DIR}/admin.key" "${API_URL}/readyz"
 }
