@@ -103,6 +103,7 @@ func (a *Announcer) Run(ctx context.Context) error {
 // AnnounceAll announces every gate once and returns the errors it met.
 func (a *Announcer) AnnounceAll(ctx context.Context) error {
 	gates := a.Gates()
+	specs := a.Gate.GetAll()
 	workers := max(a.Workers, 1)
 	work := make(chan featuregate.Feature)
 	var mu sync.Mutex
@@ -111,7 +112,7 @@ func (a *Announcer) AnnounceAll(ctx context.Context) error {
 	for range workers {
 		wg.Go(func() {
 			for g := range work {
-				if err := a.Announce(ctx, g); err != nil {
+				if err := a.Announce(ctx, g, specs[g]); err != nil {
 					mu.Lock()
 					errs = append(errs, fmt.Errorf("%s: %w", g, err))
 					mu.Unlock()
@@ -134,7 +135,7 @@ func (a *Announcer) AnnounceAll(ctx context.Context) error {
 // Announce makes sure the Feature of one gate exists and that its status
 // holds the gate's spec at the current emulation version. A Feature without a
 // state gets the configured value; an existing state is left alone.
-func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature) error {
+func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec featuregate.FeatureSpec) error {
 	features := a.Client.FeaturesV1alpha1().Features(a.Namespace)
 	name := gatename.ObjectName(string(gate))
 	enabled := a.Gate.Enabled(gate)
@@ -154,7 +155,6 @@ func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature) erro
 		return err
 	}
 
-	spec := a.Gate.GetAll()[gate]
 	version := fmt.Sprintf("%d.%d", a.Gate.EmulationVersion().Major(), a.Gate.EmulationVersion().Minor())
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		f, err := features.Get(ctx, name, metav1.GetOptions{})
