@@ -13,8 +13,13 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEST="${ROOT}/third_party/etcd"
 BIN="${DEST}/etcd"
 
-if [[ -x "${BIN}" ]] && "${BIN}" --version 2>/dev/null | grep -q "etcd Version: ${ETCD_VERSION}\$"; then
-  exit 0
+# Capture the output first: `etcd --version | grep -q` under pipefail fails
+# whenever grep exits early and etcd dies of SIGPIPE.
+if [[ -x "${BIN}" ]]; then
+  installed=$("${BIN}" --version 2>/dev/null || true)
+  if [[ "${installed}" == *"etcd Version: ${ETCD_VERSION}"$'\n'* ]]; then
+    exit 0
+  fi
 fi
 
 mkdir -p "${DEST}"

@@ -31,7 +31,8 @@
 #   RUNTIME_CONFIG         extra kube-apiserver --runtime-config entries,
 #                          appended to features.k8s.io/v1alpha1=true
 #   KUBE_CONTROLLERS       --controllers of kube-controller-manager (default *)
-#   SKIP_BUILD             true: use the binaries already in _output/bin
+#   SKIP_BUILD             true: use the binaries already in _output/bin and
+#                          third_party/etcd (etcd is still built when missing)
 #   ENABLE_DAEMON          true: start everything, print how to use it and exit
 #                          0, leaving the processes running (pids in
 #                          $DATA_DIR/pids); "hack/local-up-cluster.sh stop" with
@@ -376,7 +377,9 @@ build() {
   for bin in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
     [[ -x ${BIN_DIR}/${bin} ]] || fail "${BIN_DIR}/${bin} is missing; run without SKIP_BUILD=true"
   done
-  "${ROOT}/hack/install-etcd.sh"
+  if [[ ${SKIP_BUILD} != true || ! -x ${ETCD_BIN} ]]; then
+    "${ROOT}/hack/install-etcd.sh"
+  fi
   [[ -x ${ETCD_BIN} ]] || fail "${ETCD_BIN} is missing"
 }
 
