@@ -19,9 +19,6 @@ package framework
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"fmt"
 	"net"
 	"os"
@@ -36,7 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
-	"k8s.io/client-go/util/keyutil"
+
+	kubeapiservertesting "k8s.io/featureflags/cmd/kube-apiserver/app/testing"
 )
 
 // APIServerBinaryEnv names the environment variable with the path of our
@@ -111,7 +109,7 @@ func StartAPIServerProcess(t testing.TB, name, etcdPrefix string, flags ...strin
 	dir := t.TempDir()
 	p := &APIServerProcess{Name: name, Dir: dir, Flags: flags, t: t, binary: APIServerBinary(t),
 		etcd: []string{"--etcd-servers=" + EtcdURL(), "--etcd-prefix=" + etcdPrefix}}
-	if err := writeKey(filepath.Join(dir, "sa.key")); err != nil {
+	if err := kubeapiservertesting.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(adminToken+",admin,admin,system:masters\n"), 0o600); err != nil {
@@ -247,16 +245,4 @@ func freePort() (int, error) {
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func writeKey(path string) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	pem, err := keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
-		return err
-	}
-	return keyutil.WriteKey(path, pem)
 }

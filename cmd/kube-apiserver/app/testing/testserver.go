@@ -121,7 +121,7 @@ func StartTestServer(t testing.TB, flags []string, storageConfig *storagebackend
 	s.Etcd.StorageConfig = *storageConfig
 
 	keyFile := filepath.Join(result.TmpDir, "service-account.key")
-	if err := writeServiceAccountKey(keyFile); err != nil {
+	if err := WriteServiceAccountKey(keyFile); err != nil {
 		return result, err
 	}
 	s.ServiceAccountSigningKeyFile = keyFile
@@ -219,7 +219,9 @@ func listenOnFreePort() (net.Listener, int, error) {
 	return l, l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func writeServiceAccountKey(path string) error {
+// WriteServiceAccountKey writes a fresh ECDSA P-256 private key in PEM form,
+// usable as --service-account-key-file and --service-account-signing-key-file.
+func WriteServiceAccountKey(path string) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
