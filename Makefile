@@ -16,20 +16,19 @@ GOTEST_FLAGS ?=
 # small machines.
 INTEGRATION_FLAGS ?= -p 1 -timeout 30m
 
-UNIT_PKGS := ./cmd/... ./pkg/... ./staging/src/k8s.io/features/...
+UNIT_PKGS := ./cmd/... ./pkg/... ./plugin/... ./staging/src/k8s.io/features/...
 INTEGRATION_PKGS := ./test/integration/...
 
 .PHONY: all build test test-unit test-integration bench verify update clean etcd
 
 all: build
 
-build: $(BIN)/kube-apiserver
+# Our binaries, built in one go build (Go decides what is stale, cheaply).
+COMMANDS := kube-apiserver kube-controller-manager kube-scheduler kubelet
 
-# Go decides what is stale; always ask it (cheap when nothing changed).
-.PHONY: $(BIN)/kube-apiserver
-$(BIN)/kube-apiserver:
+build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/kube-apiserver
+	$(GO) build -o $(BIN)/ $(addprefix ./cmd/,$(COMMANDS))
 
 etcd:
 	hack/install-etcd.sh
@@ -40,11 +39,11 @@ test-unit:
 	$(GO) test $(GOTEST_FLAGS) $(UNIT_PKGS)
 
 test-integration: etcd build
-	FEATUREFLAGS_KUBE_APISERVER=$(CURDIR)/$(BIN)/kube-apiserver \
+	FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) \
 	  $(GO) test $(GOTEST_FLAGS) $(INTEGRATION_FLAGS) $(INTEGRATION_PKGS)
 
 bench: etcd build
-	FEATUREFLAGS_KUBE_APISERVER=$(CURDIR)/$(BIN)/kube-apiserver \
+	FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) \
 	  $(GO) test -run '^$$' -bench . -benchmem $(UNIT_PKGS) $(INTEGRATION_PKGS)
 
 verify:

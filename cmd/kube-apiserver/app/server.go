@@ -50,18 +50,28 @@ import (
 	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
 
+	reportinggate "k8s.io/features/featuregate"
+
 	// Registers features.k8s.io into legacyscheme.Scheme before options are
 	// validated, so that --runtime-config knows the group.
 	_ "k8s.io/featureflags/pkg/apis/features/install"
+	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 	"k8s.io/featureflags/pkg/features"
 	featuresrest "k8s.io/featureflags/pkg/registry/features/rest"
+	"k8s.io/featureflags/plugin/pkg/admission/featurestatus"
 )
+
+// reporterOptions tune how kube-apiserver reports its uses of feature gates;
+// set from flags.
+var reporterOptions reportinggate.ReporterOptions
 
 // NewAPIServerCommand returns the kube-apiserver command: upstream's flags,
 // help and behaviour, running our server chain.
 func NewAPIServerCommand() *cobra.Command {
-	// Importing upstream's app has registered its init-time gates (logging).
+	// The reporting gate replaces the default gate before options capture it.
+	componentgate.Install(reportinggate.APIServerComponent)
 	s := options.NewServerRunOptions()
+	RegisterAdmission(s)
 	ctx := genericapiserver.SetupSignalContext()
 	featureGate := s.GenericServerRunOptions.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 
@@ -110,6 +120,7 @@ features.k8s.io/v1alpha1.`,
 	fs := cmd.Flags()
 	namedFlagSets := s.Flags()
 	s.Flagz = flagz.NamedFlagSetsReader{FlagSets: namedFlagSets}
+	componentgate.AddFlags(namedFlagSets.FlagSet("feature lifecycle"), &reporterOptions)
 	verflag.AddFlags(namedFlagSets.FlagSet("global"))
 	globalflag.AddGlobalFlags(namedFlagSets.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range namedFlagSets.FlagSets {
@@ -118,6 +129,14 @@ features.k8s.io/v1alpha1.`,
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, namedFlagSets, cols)
 	return cmd
+}
+
+// RegisterAdmission adds our admission plugins to options built by
+// options.NewServerRunOptions, on by default and placed in the recommended
+// order. The in-process test server calls it too.
+func RegisterAdmission(s *options.ServerRunOptions) {
+	featurestatus.Register(s.Admission.GenericAdmission.Plugins)
+	s.Admission.GenericAdmission.RecommendedPluginOrder = featurestatus.RecommendedOrder(s.Admission.GenericAdmission.RecommendedPluginOrder)
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {
@@ -188,7 +207,11 @@ func CreateServerChain(config upstreamapp.CompletedConfig) (*aggregatorapiserver
 		return nil, err
 	}
 	if lifecycleEnabled() {
-		provider := featuresrest.RESTStorageProvider{FeatureGate: utilfeature.DefaultMutableFeatureGate}
+		provider := featuresrest.RESTStorageProvider{
+			FeatureGate:     utilfeature.DefaultMutableFeatureGate,
+			Identity:        kubeAPIServer.ControlPlane.GenericAPIServer.APIServerID,
+			ReporterOptions: reporterOptions,
+		}
 		if err := kubeAPIServer.ControlPlane.InstallAPIs(provider); err != nil {
 			return nil, fmt.Errorf("installing features.k8s.io: %w", err)
 		}

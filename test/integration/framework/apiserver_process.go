@@ -37,47 +37,74 @@ import (
 	kubeapiservertesting "k8s.io/featureflags/cmd/kube-apiserver/app/testing"
 )
 
-// APIServerBinaryEnv names the environment variable with the path of our
-// built kube-apiserver (the Makefile sets it to _output/bin/kube-apiserver).
-// When it is unset the harness builds the binary once per test binary.
-const APIServerBinaryEnv = "FEATUREFLAGS_KUBE_APISERVER"
+// BinDirEnv names the environment variable with the directory of our built
+// binaries (the Makefile sets it to _output/bin). When it is unset, or a
+// binary is missing there, the harness builds the binary once per test binary.
+const BinDirEnv = "FEATUREFLAGS_BIN_DIR"
 
-const adminToken = "featureflags-integration-admin"
+// Static tokens of the process apiservers, one per identity the tests use.
+const (
+	adminToken = "featureflags-integration-admin"
+	// KubeControllerManagerToken authenticates as system:kube-controller-manager.
+	KubeControllerManagerToken = "featureflags-integration-kcm"
+	// KubeSchedulerToken authenticates as system:kube-scheduler.
+	KubeSchedulerToken = "featureflags-integration-scheduler"
+	// NodeToken authenticates as system:node:node-1 in group system:nodes.
+	NodeToken = "featureflags-integration-node-1"
+)
+
+const tokensCSV = adminToken + ",admin,admin,system:masters\n" +
+	KubeControllerManagerToken + ",system:kube-controller-manager,kcm\n" +
+	KubeSchedulerToken + ",system:kube-scheduler,scheduler\n" +
+	NodeToken + ",system:node:node-1,node-1,system:nodes\n"
 
 var (
-	buildOnce sync.Once
-	buildPath string
-	buildErr  error
+	buildMu    sync.Mutex
+	buildPaths = map[string]string{}
+	buildDir   string
 )
+
+// Binary returns the path of our binary cmd/<name>, from BinDirEnv or built
+// once per test binary.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	if dir := os.Getenv(BinDirEnv); dir != "" {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p
+		}
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := buildPaths[name]; ok {
+		return p
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if buildDir == "" {
+		if buildDir, err = os.MkdirTemp("", "featureflags-bin"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(buildDir, name)
+	cmd := exec.Command("go", "build", "-o", p, "./cmd/"+name)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", name, err, out)
+	}
+	buildPaths[name] = p
+	return p
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
 
 // APIServerBinary returns the path of our kube-apiserver binary.
 func APIServerBinary(t testing.TB) string {
-	t.Helper()
-	if p := os.Getenv(APIServerBinaryEnv); p != "" {
-		return p
-	}
-	buildOnce.Do(func() {
-		root, err := RepoRoot()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "featureflags-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		buildPath = filepath.Join(dir, "kube-apiserver")
-		cmd := exec.Command("go", "build", "-o", buildPath, "./cmd/kube-apiserver")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("building kube-apiserver: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return buildPath
+	return Binary(t, "kube-apiserver")
 }
 
 // APIServerProcess is our kube-apiserver running as a separate process, for
@@ -112,7 +139,7 @@ func StartAPIServerProcess(t testing.TB, name, etcdPrefix string, flags ...strin
 	if err := kubeapiservertesting.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(adminToken+",admin,admin,system:masters\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokensCSV), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p.Start(t)
@@ -217,9 +244,15 @@ func (p *APIServerProcess) Restart(t testing.TB, flags ...string) {
 
 // ClientConfig returns an admin client config for the process.
 func (p *APIServerProcess) ClientConfig() *restclient.Config {
+	return p.ClientConfigFor(adminToken)
+}
+
+// ClientConfigFor returns a client config authenticating with a token of
+// this package (KubeControllerManagerToken, ...).
+func (p *APIServerProcess) ClientConfigFor(token string) *restclient.Config {
 	return &restclient.Config{
 		Host:            "https://127.0.0.1:" + strconv.Itoa(p.Port),
-		BearerToken:     adminToken,
+		BearerToken:     token,
 		TLSClientConfig: restclient.TLSClientConfig{Insecure: true},
 		QPS:             1000,
 		Burst:           10000,

@@ -46,7 +46,10 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 
+	reportinggate "k8s.io/features/featuregate"
+
 	"k8s.io/featureflags/cmd/kube-apiserver/app"
+	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 )
 
 // TestServer is a running in-process kube-apiserver.
@@ -91,6 +94,10 @@ func StartTestServer(t testing.TB, flags []string, storageConfig *storagebackend
 		}
 	}()
 
+	// Report uses like the real binary: the process-wide gate is the
+	// reporting gate (installed once per process).
+	componentgate.Install(reportinggate.APIServerComponent)
+
 	// A registry of its own, so flags do not change the process-wide gate
 	// directly; overrides are copied to the default gate for the test below.
 	featureGate := utilfeature.DefaultMutableFeatureGate.DeepCopy()
@@ -103,6 +110,7 @@ func StartTestServer(t testing.TB, flags []string, storageConfig *storagebackend
 	}
 
 	s := options.NewServerRunOptions()
+	app.RegisterAdmission(s)
 	s.GenericServerRunOptions.ComponentGlobalsRegistry = registry
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	for _, f := range s.Flags().FlagSets {

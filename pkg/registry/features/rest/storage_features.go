@@ -19,20 +19,25 @@ package rest
 
 import (
 	"context"
+	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	featuresclient "k8s.io/features/client/clientset/versioned"
+	reportinggate "k8s.io/features/featuregate"
 
 	"k8s.io/featureflags/pkg/apis/features"
 	"k8s.io/featureflags/pkg/featurelifecycle"
+	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 	featurestorage "k8s.io/featureflags/pkg/registry/features/feature/storage"
 )
 
@@ -47,6 +52,11 @@ const PostStartHookName = "start-feature-lifecycle"
 type RESTStorageProvider struct {
 	// FeatureGate is the gate set the apiserver runs with; its gates are announced.
 	FeatureGate featuregate.MutableVersionedFeatureGate
+	// Identity is the apiserver's identity lease name, under which it reports
+	// its uses of gates.
+	Identity string
+	// ReporterOptions tune the reporting of uses.
+	ReporterOptions reportinggate.ReporterOptions
 }
 
 // GroupName returns features.k8s.io.
@@ -72,8 +82,9 @@ func (p RESTStorageProvider) NewRESTStorage(apiResourceConfigSource serverstorag
 }
 
 // PostStartHook announces a Feature in kube-system for every gate of the
-// apiserver, in the background: the hook returns at once and the announcer
-// retries until it succeeds or the server stops.
+// apiserver and, when the gate set is a reporting gate, reports the
+// apiserver's value of every gate under its identity. Both run in the
+// background: the hook returns at once and they retry until the server stops.
 func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStartHookFunc, error) {
 	return PostStartHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		client, err := featuresclient.NewForConfig(hookContext.LoopbackClientConfig)
@@ -86,11 +97,28 @@ func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStart
 			Namespace: featurelifecycle.KubeNamespace,
 			Workers:   8,
 		}
+		kubeClient, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		// Components may read Features and report their uses through /status.
+		go func(ctx context.Context) {
+			_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+				if err := EnsureReporterRBAC(ctx, kubeClient); err != nil {
+					klog.ErrorS(err, "Ensuring the feature reporter RBAC failed, will retry")
+					return false, nil
+				}
+				return true, nil
+			})
+		}(hookContext)
 		go func(ctx context.Context) {
 			if err := announcer.Run(ctx); err != nil && ctx.Err() == nil {
 				klog.ErrorS(err, "Announcing features failed")
 			}
 		}(hookContext)
+		if gate, ok := p.FeatureGate.(*reportinggate.Gate); ok && p.Identity != "" {
+			componentgate.StartInBackground(hookContext, gate, hookContext.LoopbackClientConfig, p.Identity, p.ReporterOptions)
+		}
 		return nil
 	}, nil
 }

@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// kubelet is upstream's kubelet, unchanged but for its feature gate: the
+// reporting gate of KEP-3920, which records in features.k8s.io which gates
+// the kubelet checked and what it found, under its node name.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as upstream
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics, as upstream
+	_ "k8s.io/component-base/metrics/prometheus/version"  // version metric, as upstream
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/cmd/kubelet/app"
+
+	reportinggate "k8s.io/features/featuregate"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
+)
+
+func main() {
+	gate := componentgate.Install("kubelet")
+	command := app.NewKubeletCommand(context.Background())
+	run := command.RunE
+	// The kubelet parses its own flags (DisableFlagParsing); read the two we
+	// need from the arguments and report in the background, once the
+	// kubeconfig exists (after TLS bootstrap it is written later).
+	command.RunE = func(c *cobra.Command, args []string) error {
+		if kubeconfig := componentgate.ArgValue(args, "kubeconfig"); kubeconfig != "" {
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			go func() {
+				if err := componentgate.WaitForFile(ctx, kubeconfig); err != nil {
+					return
+				}
+				config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+				if err != nil {
+					klog.ErrorS(err, "Not reporting feature gate uses", "kubeconfig", kubeconfig)
+					return
+				}
+				componentgate.StartInBackground(ctx, gate, config, componentgate.NodeName(args), reportinggate.ReporterOptions{})
+			}()
+		}
+		return run(c, args)
+	}
+	os.Exit(cli.Run(command))
+}

@@ -1,0 +1,177 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package componentgate installs the reporting feature gate of
+// k8s.io/features/featuregate in a Kubernetes component's process and starts
+// reporting once the component's flags are parsed and its kubeconfig is known.
+// Our cmd/ wrappers of upstream commands use it so that the upstream command
+// runs unchanged.
+package componentgate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilcompatibility "k8s.io/apiserver/pkg/util/compatibility"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/klog/v2"
+
+	featuresclient "k8s.io/features/client/clientset/versioned"
+	reportinggate "k8s.io/features/featuregate"
+)
+
+// Install wraps the process-wide feature gate of Kubernetes components
+// (utilfeature.DefaultMutableFeatureGate) in a reporting gate for component,
+// makes it the default gate, and registers it in place of the original in the
+// default component globals registry, so that flag parsing and emulation
+// version changes go through it. Call it before the component's options or
+// command are built.
+func Install(component string) *reportinggate.Gate {
+	if g, ok := utilfeature.DefaultMutableFeatureGate.(*reportinggate.Gate); ok {
+		return g
+	}
+	g := reportinggate.Wrap(utilfeature.DefaultMutableFeatureGate, component)
+	utilfeature.DefaultMutableFeatureGate = g
+	utilfeature.DefaultFeatureGate = g
+
+	registry := utilcompatibility.DefaultComponentGlobalsRegistry
+	ev, ok := registry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent).(basecompatibility.MutableEffectiveVersion)
+	if !ok {
+		ev = utilcompatibility.DefaultBuildEffectiveVersion()
+	}
+	// At init only the kube component is registered; re-register it with the
+	// reporting gate.
+	registry.Reset()
+	if err := registry.Register(basecompatibility.DefaultKubeComponent, ev, g); err != nil {
+		panic(fmt.Sprintf("registering the reporting feature gate: %v", err))
+	}
+	return g
+}
+
+// Identity returns a reporter identity for a process of a component that has
+// no identity of its own: the host name and a random suffix, as leader
+// election uses.
+func Identity() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	return host + "_" + string(uuid.NewUUID())
+}
+
+// StartInBackground starts reporting with a client for config and returns at
+// once. Reporting goes on until ctx ends; failures are logged, never fatal to
+// the component.
+func StartInBackground(ctx context.Context, g *reportinggate.Gate, config *rest.Config, identity string, opts reportinggate.ReporterOptions) {
+	logger := klog.FromContext(ctx).WithValues("component", g.Component(), "identity", identity)
+	config = rest.CopyConfig(config)
+	config.UserAgent = g.Component() + "/feature-use-reporter"
+	client, err := featuresclient.NewForConfig(config)
+	if err != nil {
+		logger.Error(err, "Cannot report feature gate uses")
+		return
+	}
+	go func() {
+		if err := g.StartWithOptions(ctx, client, identity, opts); err != nil && ctx.Err() == nil {
+			logger.Error(err, "Reporting feature gate uses stopped")
+		}
+	}()
+}
+
+// ReportFromFlags wraps cmd.RunE so that, once cobra has parsed the flags and
+// before the upstream command runs, reporting starts with a client built from
+// the command's --kubeconfig and --master flags. identity returns the
+// reporter identity from the parsed flags. The upstream RunE then runs
+// unchanged.
+func ReportFromFlags(cmd *cobra.Command, g *reportinggate.Gate, identity func(*pflag.FlagSet) string, opts *reportinggate.ReporterOptions) {
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if config, err := clientConfig(flagValue(c.Flags(), "master"), flagValue(c.Flags(), "kubeconfig")); err != nil {
+			klog.ErrorS(err, "Not reporting feature gate uses: no client configuration")
+		} else {
+			StartInBackground(c.Context(), g, config, identity(c.Flags()), *opts)
+		}
+		return run(c, args)
+	}
+}
+
+func flagValue(fs *pflag.FlagSet, name string) string {
+	if f := fs.Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
+// clientConfig builds a client config from a kubeconfig path and master URL,
+// or the in-cluster config when both are empty.
+func clientConfig(master, kubeconfig string) (*rest.Config, error) {
+	if master == "" && kubeconfig == "" {
+		return rest.InClusterConfig()
+	}
+	return clientcmd.BuildConfigFromFlags(master, kubeconfig)
+}
+
+// AddFlags adds the reporter's flags to fs.
+func AddFlags(fs *pflag.FlagSet, opts *reportinggate.ReporterOptions) {
+	fs.Float32Var(&opts.QPS, "feature-use-report-qps", 0, "Maximum number of writes per second this process makes to report which feature gates it checked (features.k8s.io, KEP-3920). 0 means the default: 50 for kube-apiserver, 5 for other components.")
+	fs.IntVar(&opts.Burst, "feature-use-report-burst", 0, "Maximum burst of writes to report which feature gates this process checked. 0 means the default: 100 for kube-apiserver, 10 for other components.")
+}
+
+// WaitForFile waits until a file exists, for clients whose kubeconfig is
+// written after start (a kubelet's after TLS bootstrap).
+func WaitForFile(ctx context.Context, path string) error {
+	return wait.PollUntilContextCancel(ctx, 2*time.Second, true, func(context.Context) (bool, error) {
+		_, err := os.Stat(path)
+		return err == nil, nil
+	})
+}
+
+// ArgValue returns the value of the flag --name among raw command-line
+// arguments (--name=value or --name value), for commands that parse their own
+// flags (the kubelet sets DisableFlagParsing).
+func ArgValue(args []string, name string) string {
+	flag := "--" + name
+	for i, a := range args {
+		switch {
+		case strings.HasPrefix(a, flag+"="):
+			return strings.TrimPrefix(a, flag+"=")
+		case a == flag && i+1 < len(args):
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// NodeName returns the kubelet's node name from its arguments: the value of
+// --hostname-override, else the host name, lower-cased as the kubelet does.
+func NodeName(args []string) string {
+	name := ArgValue(args, "hostname-override")
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	return strings.ToLower(strings.TrimSpace(name))
+}

@@ -1,0 +1,183 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresclient "k8s.io/features/client/clientset/versioned"
+	"k8s.io/features/gatename"
+
+	"k8s.io/featureflags/test/integration/framework"
+)
+
+// Gates the components check at start-up in v1.36.3, flipped from their
+// defaults so that the reported value shows the component's configuration.
+const (
+	kcmGate       = "StaleControllerConsistencyJob" // beta, default on
+	schedulerGate = "SchedulerAsyncPreemption"      // beta, default on
+)
+
+// waitForUse waits until the gate's Feature has a use of component with the
+// value, and returns the Feature.
+func waitForUse(t *testing.T, client featuresclient.Interface, gate, component string, enabled bool, timeout time.Duration) *featuresv1alpha1.Feature {
+	t.Helper()
+	var f *featuresv1alpha1.Feature
+	err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		var err error
+		f, err = client.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(gate), metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		return slices.ContainsFunc(f.Status.Uses, func(u featuresv1alpha1.FeatureUse) bool {
+			return u.Component == component && u.Enabled == enabled && len(u.Reporters) > 0
+		}), nil
+	})
+	if err != nil {
+		var uses []featuresv1alpha1.FeatureUse
+		if f != nil {
+			uses = f.Status.Uses
+		}
+		t.Fatalf("%s never reported %s=%t: uses %+v", component, gate, enabled, uses)
+	}
+	return f
+}
+
+// TestComponentsReportUses runs our kube-apiserver, kube-controller-manager
+// and kube-scheduler as processes: each ends up in the uses of gates it
+// checks, with the value it was started with, re-reports after a reset, and
+// may write nothing but its own entries.
+func TestComponentsReportUses(t *testing.T) {
+	apiserver := framework.StartAPIServerProcess(t, "apiserver", framework.SharedEtcd().Prefix, lifecycleFlags...)
+	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
+	waitForFeatures(t, admin, len(knownGates()))
+
+	kcm := framework.StartComponentProcess(t, "kube-controller-manager", apiserver, framework.KubeControllerManagerToken,
+		"--feature-gates="+kcmGate+"=false")
+	scheduler := framework.StartComponentProcess(t, "kube-scheduler", apiserver, framework.KubeSchedulerToken,
+		"--feature-gates="+schedulerGate+"=false")
+	defer func() {
+		if t.Failed() {
+			t.Logf("kube-controller-manager log:\n%s", tail(kcm.Log(), 3000))
+			t.Logf("kube-scheduler log:\n%s", tail(scheduler.Log(), 3000))
+		}
+	}()
+
+	waitForUse(t, admin, kcmGate, "kube-controller-manager", false, time.Minute)
+	waitForUse(t, admin, schedulerGate, "kube-scheduler", false, time.Minute)
+
+	// The apiserver reports its configured value of every gate it knows,
+	// under its identity lease name.
+	leases, err := kubernetes.NewForConfigOrDie(apiserver.ClientConfig()).CoordinationV1().Leases("kube-system").
+		List(context.Background(), metav1.ListOptions{LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver"})
+	if err != nil || len(leases.Items) != 1 {
+		t.Fatalf("expected one identity lease: %v %v", leases, err)
+	}
+	f := waitForUse(t, admin, "FeatureLifecycle", "kube-apiserver", true, time.Minute)
+	if i := slices.IndexFunc(f.Status.Uses, func(u featuresv1alpha1.FeatureUse) bool { return u.Component == "kube-apiserver" }); f.Status.Uses[i].Reporters[0] != leases.Items[0].Name {
+		t.Fatalf("kube-apiserver reported as %v, want its identity lease %s", f.Status.Uses[i].Reporters, leases.Items[0].Name)
+	}
+
+	t.Run("re-report after a reset", func(t *testing.T) {
+		for _, gate := range []string{kcmGate, schedulerGate} {
+			clearUses(t, admin, gate)
+		}
+		waitForUse(t, admin, kcmGate, "kube-controller-manager", false, time.Minute)
+		waitForUse(t, admin, schedulerGate, "kube-scheduler", false, time.Minute)
+	})
+
+	t.Run("reporters write only their own entries", func(t *testing.T) {
+		ctx := context.Background()
+		asKCM := featuresclient.NewForConfigOrDie(apiserver.ClientConfigFor(framework.KubeControllerManagerToken))
+		asNode := featuresclient.NewForConfigOrDie(apiserver.ClientConfigFor(framework.NodeToken))
+		name := gatename.ObjectName(schedulerGate)
+
+		forbidden := func(what string, client featuresclient.Interface, mutate func(*featuresv1alpha1.Feature), wantInMessage string) {
+			t.Helper()
+			f, err := client.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatalf("%s: reading the Feature: %v", what, err)
+			}
+			mutate(f)
+			_, err = client.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{})
+			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), wantInMessage) {
+				t.Errorf("%s: expected 403 mentioning %q, got %v", what, wantInMessage, err)
+			}
+		}
+		forbidden("kcm changes the scheduler's entry", asKCM, func(f *featuresv1alpha1.Feature) {
+			for i := range f.Status.Uses {
+				if f.Status.Uses[i].Component == "kube-scheduler" {
+					f.Status.Uses[i].Enabled = true
+				}
+			}
+		}, "kube-scheduler")
+		forbidden("kcm sets the state", asKCM, func(f *featuresv1alpha1.Feature) {
+			f.Status.State = featuresv1alpha1.FeatureStateOff
+		}, "status.state")
+		forbidden("a node reports under another node's name", asNode, func(f *featuresv1alpha1.Feature) {
+			f.Status.Uses = append(f.Status.Uses, featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-2"}, FirstReportTime: metav1.Now()})
+		}, "node-2")
+
+		// A node may add its own entry; RBAC lets components read but not
+		// create Features.
+		f, err := asNode.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Status.Uses = append(f.Status.Uses, featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-1"}, FirstReportTime: metav1.Now()})
+		if _, err := asNode.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("node-1 adding its own entry: %v", err)
+		}
+		_, err = asKCM.FeaturesV1alpha1().Features("kube-system").Create(ctx, &featuresv1alpha1.Feature{
+			ObjectMeta: metav1.ObjectMeta{Name: "made-up"}, Spec: featuresv1alpha1.FeatureSpec{Gate: "MadeUp"}}, metav1.CreateOptions{})
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("kcm creating a Feature: expected 403 from RBAC, got %v", err)
+		}
+	})
+}
+
+func clearUses(t *testing.T, client featuresclient.Interface, gate string) {
+	t.Helper()
+	ctx := context.Background()
+	f, err := client.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(gate), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Status.Uses = nil
+	now := metav1.Now()
+	f.Status.UsesResetTime = &now
+	if _, err := client.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
