@@ -95,6 +95,7 @@ func StartInBackground(ctx context.Context, g *reportinggate.Gate, config *rest.
 		logger.Error(err, "Cannot report feature gate uses")
 		return
 	}
+	logger.Info("Reporting feature gate uses", "host", config.Host)
 	go func() {
 		if err := g.StartWithOptions(ctx, client, identity, opts); err != nil && ctx.Err() == nil {
 			logger.Error(err, "Reporting feature gate uses stopped")

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	featuresclient "k8s.io/features/client/clientset/versioned"
@@ -163,14 +164,18 @@ func TestComponentsReportUses(t *testing.T) {
 func clearUses(t *testing.T, client featuresclient.Interface, gate string) {
 	t.Helper()
 	ctx := context.Background()
-	f, err := client.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(gate), metav1.GetOptions{})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		f, err := client.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(gate), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		f.Status.Uses = nil
+		now := metav1.Now()
+		f.Status.UsesResetTime = &now
+		_, err = client.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	f.Status.Uses = nil
-	now := metav1.Now()
-	f.Status.UsesResetTime = &now
-	if _, err := client.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/featuregate"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
@@ -139,14 +140,18 @@ func (s *simulation) resetAndSettle(t testing.TB, component string, quiet time.D
 	t.Helper()
 	ctx := context.Background()
 	client := s.admin.FeaturesV1alpha1().Features(s.namespace)
-	f, err := client.Get(ctx, "simulated-gate", metav1.GetOptions{})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		f, err := client.Get(ctx, "simulated-gate", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		f.Status.Uses = nil
+		f.Status.UsesResetTime = ptrTime(metav1.Now())
+		s.counter.reset()
+		_, err = client.UpdateStatus(ctx, f, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	f.Status.Uses = nil
-	f.Status.UsesResetTime = ptrTime(metav1.Now())
-	s.counter.reset()
-	if _, err := client.UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	last, lastChange := int64(-1), time.Now()

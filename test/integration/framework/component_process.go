@@ -29,7 +29,7 @@ import (
 )
 
 // ComponentProcess is one of our component binaries (kube-controller-manager,
-// kube-scheduler) running as a process against an APIServerProcess.
+// kube-scheduler, kubelet) running as a process against an APIServerProcess.
 type ComponentProcess struct {
 	// Name is the binary's name.
 	Name string
@@ -40,15 +40,13 @@ type ComponentProcess struct {
 	exited chan struct{}
 }
 
-// StartComponentProcess runs cmd/<name> with a kubeconfig for the apiserver
-// that authenticates with token, and flags. It is stopped when the test ends.
-func StartComponentProcess(t testing.TB, name string, apiserver *APIServerProcess, token string, flags ...string) *ComponentProcess {
+// WriteKubeconfig writes a kubeconfig for the apiserver that authenticates
+// with token into dir and returns its path.
+func WriteKubeconfig(t testing.TB, apiserver *APIServerProcess, token, dir string) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := apiserver.ClientConfigFor(token)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	err := clientcmd.WriteToFile(clientcmdapi.Config{
-		Clusters:       map[string]*clientcmdapi.Cluster{"c": {Server: cfg.Host, InsecureSkipTLSVerify: true}},
+		Clusters:       map[string]*clientcmdapi.Cluster{"c": {Server: apiserver.ClientConfigFor(token).Host, InsecureSkipTLSVerify: true}},
 		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"u": {Token: token}},
 		Contexts:       map[string]*clientcmdapi.Context{"c": {Cluster: "c", AuthInfo: "u"}},
 		CurrentContext: "c",
@@ -56,11 +54,27 @@ func StartComponentProcess(t testing.TB, name string, apiserver *APIServerProces
 	if err != nil {
 		t.Fatal(err)
 	}
+	return kubeconfig
+}
+
+// StartComponentProcess runs cmd/<name> (kube-controller-manager or
+// kube-scheduler) with a kubeconfig for the apiserver that authenticates with
+// token, no leader election, no serving, and flags.
+func StartComponentProcess(t testing.TB, name string, apiserver *APIServerProcess, token string, flags ...string) *ComponentProcess {
+	t.Helper()
+	dir := t.TempDir()
+	args := append([]string{"--kubeconfig=" + WriteKubeconfig(t, apiserver, token, dir), "--leader-elect=false", "--secure-port=0"}, flags...)
+	return StartProcess(t, name, dir, args...)
+}
+
+// StartProcess runs our binary cmd/<name> with args, logging to a file in
+// dir. It is stopped when the test ends.
+func StartProcess(t testing.TB, name, dir string, args ...string) *ComponentProcess {
+	t.Helper()
 	log, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"--kubeconfig=" + kubeconfig, "--leader-elect=false", "--secure-port=0"}, flags...)
 	p := &ComponentProcess{Name: name, Dir: dir, cmd: exec.Command(Binary(t, name), args...), exited: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	fakecri "k8s.io/cri-client/pkg/fake"
+
+	featuresclient "k8s.io/features/client/clientset/versioned"
+
+	"k8s.io/featureflags/test/integration/framework"
+)
+
+// kubeletGate is a gate the kubelet of v1.36.3 checks at start-up (beta,
+// default on, no dependents), turned off.
+const kubeletGate = "KubeletCrashLoopBackOffMax"
+
+// TestKubeletReportsUses runs our kubelet with node credentials against a
+// fake CRI runtime (no container runtime is available here): it reports the
+// gates it checked under its node name, with the value of its configuration.
+func TestKubeletReportsUses(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the kubelet needs root")
+	}
+	apiserver := framework.StartAPIServerProcess(t, "apiserver", framework.SharedEtcd().Prefix, lifecycleFlags...)
+	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
+	waitForFeatures(t, admin, len(knownGates()))
+
+	dir := t.TempDir()
+	endpoint := "unix://" + filepath.Join(dir, "cri.sock")
+	runtime := fakecri.NewFakeRemoteRuntime()
+	if err := runtime.Start(endpoint); err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.Stop()
+
+	config := filepath.Join(dir, "kubelet.yaml")
+	err := os.WriteFile(config, []byte(`apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+failCgroupV1: false
+failSwapOn: false
+cgroupsPerQOS: false
+enforceNodeAllocatable: []
+port: 0
+readOnlyPort: 0
+healthzPort: 0
+containerRuntimeEndpoint: `+endpoint+`
+featureGates:
+  `+kubeletGate+`: false
+authentication: {anonymous: {enabled: false}, webhook: {enabled: false}}
+authorization: {mode: AlwaysAllow}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "root")
+	// The kubelet bind-mounts its root directory; undo that once it stopped
+	// (cleanups run last-in first-out, so after the process is stopped).
+	t.Cleanup(func() { _ = syscall.Unmount(root, syscall.MNT_DETACH) })
+	kubelet := framework.StartProcess(t, "kubelet", dir,
+		"--config="+config,
+		"--kubeconfig="+framework.WriteKubeconfig(t, apiserver, framework.NodeToken, dir),
+		"--hostname-override=node-1",
+		"--root-dir="+root,
+		"--cert-dir="+filepath.Join(dir, "pki"))
+	defer func() {
+		if t.Failed() {
+			list, _ := admin.FeaturesV1alpha1().Features("kube-system").List(context.Background(), metav1.ListOptions{})
+			for _, f := range list.Items {
+				for _, u := range f.Status.Uses {
+					if u.Component == "kubelet" {
+						t.Logf("kubelet reported %s=%t as %v", f.Spec.Gate, u.Enabled, u.Reporters)
+					}
+				}
+			}
+			t.Logf("kubelet log:\n%s", tail(kubelet.Log(), 4000))
+		}
+	}()
+	f := waitForUse(t, admin, kubeletGate, "kubelet", false, time.Minute)
+	for _, u := range f.Status.Uses {
+		if u.Component == "kubelet" && (len(u.Reporters) != 1 || u.Reporters[0] != "node-1") {
+			t.Fatalf("kubelet reported as %v, want its node name node-1", u.Reporters)
+		}
+	}
+}
