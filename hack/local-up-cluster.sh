@@ -28,6 +28,9 @@
 #   SCHEDULER_SECURE_PORT  kube-scheduler port (default 10259)
 #   FEATURE_GATES          extra kube-apiserver gates, appended to
 #                          FeatureLifecycle=true (e.g. "Foo=true,Bar=false")
+#   COMPONENT_FEATURE_GATES  --feature-gates of kube-controller-manager and
+#                          kube-scheduler (e.g. "SchedulerAsyncPreemption=false");
+#                          they report what they find in the Features' uses
 #   RUNTIME_CONFIG         extra kube-apiserver --runtime-config entries,
 #                          appended to features.k8s.io/v1alpha1=true
 #   KUBE_CONTROLLERS       --controllers of kube-controller-manager (default *)
@@ -45,9 +48,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN_DIR="${ROOT}/_output/bin"
 ETCD_BIN="${ROOT}/third_party/etcd/etcd"
 
-# Where kube-controller-manager and kube-scheduler are built from: upstream's
-# main packages for now; set to ./cmd once our own wrappers exist there.
-CONTROL_PLANE_CMD_DIR="k8s.io/kubernetes/cmd"
+# Where kube-controller-manager and kube-scheduler are built from: our
+# wrappers of upstream's commands, which report the feature gates they check
+# (k8s.io/kubernetes/cmd for upstream's own).
+CONTROL_PLANE_CMD_DIR="./cmd"
 BUILD_PACKAGES=(
   ./cmd/kube-apiserver
   "${CONTROL_PLANE_CMD_DIR}/kube-controller-manager"
@@ -65,6 +69,7 @@ ETCD_PEER_PORT=${ETCD_PEER_PORT:-2380}
 KCM_SECURE_PORT=${KCM_SECURE_PORT:-10257}
 SCHEDULER_SECURE_PORT=${SCHEDULER_SECURE_PORT:-10259}
 FEATURE_GATES=${FEATURE_GATES:-}
+COMPONENT_FEATURE_GATES=${COMPONENT_FEATURE_GATES:-}
 RUNTIME_CONFIG=${RUNTIME_CONFIG:-}
 KUBE_CONTROLLERS=${KUBE_CONTROLLERS:-*}
 SKIP_BUILD=${SKIP_BUILD:-false}
@@ -435,8 +440,13 @@ start_apiserver() {
 start_controllers() {
   local kcm_kubeconfig="${DATA_DIR}/kube-controller-manager.kubeconfig"
   local sched_kubeconfig="${DATA_DIR}/kube-scheduler.kubeconfig"
+  local gates=()
+  if [[ -n ${COMPONENT_FEATURE_GATES} ]]; then
+    gates=(--feature-gates="${COMPONENT_FEATURE_GATES}")
+  fi
   start_process kube-controller-manager "${BIN_DIR}/kube-controller-manager" \
     --v="${LOG_LEVEL}" \
+    "${gates[@]}" \
     --kubeconfig="${kcm_kubeconfig}" \
     --authentication-kubeconfig="${kcm_kubeconfig}" \
     --authorization-kubeconfig="${kcm_kubeconfig}" \
@@ -452,6 +462,7 @@ start_controllers() {
     --secure-port="${KCM_SECURE_PORT}"
   start_process kube-scheduler "${BIN_DIR}/kube-scheduler" \
     --v="${LOG_LEVEL}" \
+    "${gates[@]}" \
     --kubeconfig="${sched_kubeconfig}" \
     --authentication-kubeconfig="${sched_kubeconfig}" \
     --authorization-kubeconfig="${sched_kubeconfig}" \
