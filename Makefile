@@ -28,7 +28,7 @@ COMMANDS := kube-apiserver kube-controller-manager kube-scheduler kubelet
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ $(addprefix ./cmd/,$(COMMANDS))
+	$(GO) build -ldflags "$$(hack/lib/version.sh)" -o $(BIN)/ $(addprefix ./cmd/,$(COMMANDS))
 
 etcd:
 	hack/install-etcd.sh

@@ -376,7 +376,7 @@ build() {
   else
     log "building ${BUILD_PACKAGES[*]} into ${BIN_DIR}"
     mkdir -p "${BIN_DIR}"
-    (cd "${ROOT}" && go build -o "${BIN_DIR}/" "${BUILD_PACKAGES[@]}")
+    (cd "${ROOT}" && go build -ldflags "$(hack/lib/version.sh)" -o "${BIN_DIR}/" "${BUILD_PACKAGES[@]}")
   fi
   local bin
   for bin in kube-apiserver kube-controller-manager kube-scheduler kubectl; do

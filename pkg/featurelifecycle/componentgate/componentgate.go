@@ -111,8 +111,15 @@ func StartInBackground(ctx context.Context, g *reportinggate.Gate, config *rest.
 func ReportFromFlags(cmd *cobra.Command, g *reportinggate.Gate, identity func(*pflag.FlagSet) string, opts *reportinggate.ReporterOptions) {
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
-		if config, err := clientConfig(flagValue(c.Flags(), "master"), flagValue(c.Flags(), "kubeconfig")); err != nil {
-			klog.ErrorS(err, "Not reporting feature gate uses: no client configuration")
+		master, kubeconfig := flagValue(c.Flags(), "master"), flagValue(c.Flags(), "kubeconfig")
+		if config, err := clientConfig(master, kubeconfig); err != nil {
+			if master == "" && kubeconfig == "" {
+				// Not in a cluster and no kubeconfig: --help, --version, or
+				// a component that will fail on its own.
+				klog.V(2).InfoS("Not reporting feature gate uses: no client configuration", "err", err)
+			} else {
+				klog.ErrorS(err, "Not reporting feature gate uses", "kubeconfig", kubeconfig, "master", master)
+			}
 		} else {
 			StartInBackground(c.Context(), g, config, identity(c.Flags()), *opts)
 		}

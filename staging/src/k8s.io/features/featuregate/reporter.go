@@ -246,7 +246,7 @@ func (r *reporter) processNext(ctx context.Context) bool {
 		r.failures[name]++
 		n := r.failures[name]
 		r.mu.Unlock()
-		backoff := wait.Jitter(min(200*time.Millisecond<<min(n, 8), 30*time.Second), 1.0)
+		backoff := retryBackoff(n)
 		if apierrors.IsConflict(err) {
 			klog.FromContext(ctx).V(4).Info("Conflict reporting a feature use, will retry", "feature", name, "after", backoff)
 		} else {
@@ -261,6 +261,20 @@ func (r *reporter) processNext(ctx context.Context) bool {
 		r.mu.Unlock()
 	}
 	return true
+}
+
+// Retry backoff of failed writes: exponential from retryBase, capped at
+// retryCap, with up to 100% jitter so that reporters that failed together
+// (a conflict storm, an apiserver restart) do not retry together.
+const (
+	retryBase = 200 * time.Millisecond
+	retryCap  = 30 * time.Second
+)
+
+// retryBackoff returns the delay before retrying after the n-th consecutive
+// failure (n >= 1).
+func retryBackoff(n int) time.Duration {
+	return wait.Jitter(min(retryBase<<min(n-1, 10), retryCap), 1.0)
 }
 
 // sync makes sure this process's entry is in the Feature's uses. It returns

@@ -193,3 +193,19 @@ func waitForUses(t *testing.T, client *fake.Clientset, name, want string) {
 		t.Fatalf("uses of %s: %q, want %q", name, got, want)
 	}
 }
+
+func TestRetryBackoff(t *testing.T) {
+	for n, base := range map[int]time.Duration{1: retryBase, 2: 2 * retryBase, 3: 4 * retryBase, 9: retryCap, 100: retryCap} {
+		lo, hi := 2*base, time.Duration(0)
+		for range 200 {
+			d := retryBackoff(n)
+			lo, hi = min(lo, d), max(hi, d)
+		}
+		if lo < base || hi > 2*base {
+			t.Errorf("failure %d: backoff in [%v, %v], want within [%v, %v]", n, lo, hi, base, 2*base)
+		}
+		if hi-lo < base/4 {
+			t.Errorf("failure %d: backoff in [%v, %v] is not jittered", n, lo, hi)
+		}
+	}
+}
