@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transition
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+)
+
+// apiserverComponent is the component name under which kube-apiserver
+// reports its configured value of every gate it knows, with its identity
+// lease name among the reporters. It equals
+// k8s.io/features/featuregate.APIServerComponent; it is repeated here so
+// that this package depends on the API types only.
+const apiserverComponent = "kube-apiserver"
+
+// maxListedNames bounds how many names a message lists before "+N more".
+const maxListedNames = 5
+
+// Configuration is what the live apiservers configure for one gate.
+type Configuration struct {
+	// On and Off are the identities of the live apiservers reporting each
+	// value, sorted and deduplicated. An identity may transiently be in both
+	// lists: after a restart with a different value and before its reporter
+	// has removed itself from the entry of the old value. It then counts as a
+	// disagreement, so the desired state is held until the stale entry goes.
+	On, Off []string
+}
+
+// ConfigurationOf returns what the live apiservers configure for the gate of
+// f, from the uses of component kube-apiserver in f's status. live lists the
+// identity lease names of the live apiservers; reporters not in it (stopped
+// apiservers whose entries linger until uses is reset) are ignored. A nil f
+// gives the empty Configuration.
+func ConfigurationOf(f *featuresv1alpha1.Feature, live []string) Configuration {
+	var c Configuration
+	if f == nil || len(live) == 0 {
+		return c
+	}
+	isLive := make(map[string]bool, len(live))
+	for _, id := range live {
+		isLive[id] = true
+	}
+	for _, u := range f.Status.Uses {
+		if u.Component != apiserverComponent {
+			continue
+		}
+		for _, id := range u.Reporters {
+			if !isLive[id] {
+				continue
+			}
+			if u.Enabled {
+				c.On = append(c.On, id)
+			} else {
+				c.Off = append(c.Off, id)
+			}
+		}
+	}
+	c.On = sortedUnique(c.On)
+	c.Off = sortedUnique(c.Off)
+	return c
+}
+
+// Agreed reports whether no two live apiservers configure different values.
+// A Configuration nobody reports is agreed.
+func (c Configuration) Agreed() bool {
+	return len(c.On) == 0 || len(c.Off) == 0
+}
+
+// Desired returns the desired state: the value all live apiservers that
+// report the gate agree on; when they disagree, or none reports, the
+// previous desired state (agreed=false when they disagree) — so nothing
+// flaps while an admin rolls a flag change through the apiservers.
+//
+// When previous is empty (the Feature has no desired state yet) and the
+// apiservers disagree, the result stays empty: there is no value to hold and
+// picking either side could be wrong, so the Feature waits, with
+// agreed=false, until they agree. When none reports, agreed is true.
+func Desired(c Configuration, previous featuresv1alpha1.FeatureDesiredState) (desired featuresv1alpha1.FeatureDesiredState, agreed bool) {
+	switch {
+	case len(c.On) > 0 && len(c.Off) > 0:
+		return previous, false
+	case len(c.On) > 0:
+		return featuresv1alpha1.FeatureDesiredStateOn, true
+	case len(c.Off) > 0:
+		return featuresv1alpha1.FeatureDesiredStateOff, true
+	default:
+		return previous, true
+	}
+}
+
+// DisagreementMessage names which apiservers configure what, e.g.
+// "apiservers disagree: On on apiserver-a, apiserver-b; Off on apiserver-c".
+// Each list shows at most its first 5 names followed by "+N more". It is
+// meant for a Configuration that is not Agreed; for one that is, it returns
+// the empty string.
+func (c Configuration) DisagreementMessage() string {
+	if c.Agreed() {
+		return ""
+	}
+	return fmt.Sprintf("apiservers disagree: On on %s; Off on %s", listNames(c.On), listNames(c.Off))
+}
+
+// listNames joins names with ", ", listing at most maxListedNames of them and
+// then "+N more".
+func listNames(names []string) string {
+	if len(names) <= maxListedNames {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, +%d more", strings.Join(names[:maxListedNames], ", "), len(names)-maxListedNames)
+}
+
+// sortedUnique sorts s in place and removes duplicates; nil stays nil.
+func sortedUnique(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
