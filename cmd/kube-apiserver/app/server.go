@@ -135,7 +135,10 @@ features.k8s.io/v1alpha1.`,
 // options.NewServerRunOptions, on by default and placed in the recommended
 // order. The in-process test server calls it too.
 func RegisterAdmission(s *options.ServerRunOptions) {
-	featurestatus.Register(s.Admission.GenericAdmission.Plugins)
+	featurestatus.Register(s.Admission.GenericAdmission.Plugins, func(gate string) bool {
+		_, known := utilfeature.DefaultMutableFeatureGate.GetAll()[featuregate.Feature(gate)]
+		return known
+	})
 	s.Admission.GenericAdmission.RecommendedPluginOrder = featurestatus.RecommendedOrder(s.Admission.GenericAdmission.RecommendedPluginOrder)
 }
 

@@ -25,6 +25,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -159,6 +160,33 @@ func TestComponentsReportUses(t *testing.T) {
 			t.Errorf("kcm creating a Feature: expected 403 from RBAC, got %v", err)
 		}
 	})
+}
+
+// TestFeatureSpecRules checks, as an administrator against a real apiserver,
+// that kube-system only takes Features of known gates and that the desired
+// state of a CommandLine Feature cannot be set through the API.
+func TestFeatureSpecRules(t *testing.T) {
+	ctx := context.Background()
+	apiserver := framework.StartAPIServerProcess(t, "apiserver", framework.SharedEtcd().Prefix, lifecycleFlags...)
+	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
+	waitForFeatures(t, admin, len(knownGates()))
+	client := admin.FeaturesV1alpha1().Features("kube-system")
+
+	_, err := client.Create(ctx, &featuresv1alpha1.Feature{ObjectMeta: metav1.ObjectMeta{Name: "made-up"},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: "MadeUp"}}, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "not known to this kube-apiserver") {
+		t.Errorf("creating a Feature of an unknown gate in kube-system: expected 403, got %v", err)
+	}
+
+	name := gatename.ObjectName("FeatureLifecycle")
+	_, err = client.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.desiredState") {
+		t.Errorf("setting desiredState of a CommandLine Feature: expected 403, got %v", err)
+	}
+	f, err := client.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"management":"Dynamic","desiredState":"On"}}`), metav1.PatchOptions{})
+	if err != nil || f.Spec.Management != featuresv1alpha1.FeatureManagementDynamic {
+		t.Errorf("making the Feature Dynamic: %v", err)
+	}
 }
 
 func clearUses(t *testing.T, client featuresclient.Interface, gate string) {

@@ -44,6 +44,18 @@ limitations under the License.
 //     or groups to component names in the plugin's configuration.
 //   - Any other user may not change status at all.
 //
+// Two rules apply to the Feature itself, for every user but kube-apiserver's
+// own (system:apiserver):
+//
+//   - A Feature in kube-system, where Kubernetes' own gates live, can only be
+//     created for a gate this kube-apiserver knows; third parties use their
+//     own namespace. (A newer kube-apiserver announces its new gates through
+//     its own loopback client.)
+//   - spec.desiredState of a Feature managed by CommandLine follows the
+//     kube-apiservers' --feature-gates and cannot be set through the API;
+//     an administrator who wants to set it makes the Feature Dynamic
+//     (spec.management) in the same or an earlier request.
+//
 // Requests for other resources, other subresources and other operations
 // are not looked at, so the plugin is harmless where features.k8s.io is
 // not served.
@@ -81,6 +93,7 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apiserver/pkg/admission"
@@ -193,14 +206,20 @@ func ValidateConfiguration(cfg *Configuration) error {
 }
 
 // Register registers the FeatureStatus plugin. Its factory reads the
-// optional Configuration.
-func Register(plugins *admission.Plugins) {
+// optional Configuration; knownGate reports whether the kube-apiserver knows
+// a gate (Features in kube-system must be for known gates).
+func Register(plugins *admission.Plugins, knownGate func(gate string) bool) {
 	plugins.Register(PluginName, func(config io.Reader) (admission.Interface, error) {
 		cfg, err := LoadConfiguration(config)
 		if err != nil {
 			return nil, err
 		}
-		return NewPlugin(cfg)
+		p, err := NewPlugin(cfg)
+		if err != nil {
+			return nil, err
+		}
+		p.knownGate = knownGate
+		return p, nil
 	})
 }
 
@@ -233,6 +252,9 @@ func RecommendedOrder(order []string) []string {
 // Plugin is the FeatureStatus admission plugin.
 type Plugin struct {
 	*admission.Handler
+	// knownGate reports whether this kube-apiserver knows a gate; nil allows
+	// every gate.
+	knownGate       func(gate string) bool
 	nodeIdentifier  nodeidentifier.NodeIdentifier
 	userComponents  map[string]sets.Set[string]
 	groupComponents map[string]sets.Set[string]
@@ -244,7 +266,7 @@ var _ admission.ValidationInterface = &Plugin{}
 // mappings). It validates cfg.
 func NewPlugin(cfg *Configuration) (*Plugin, error) {
 	p := &Plugin{
-		Handler:         admission.NewHandler(admission.Update),
+		Handler:         admission.NewHandler(admission.Create, admission.Update),
 		nodeIdentifier:  nodeidentifier.NewDefaultNodeIdentifier(),
 		userComponents:  map[string]sets.Set[string]{},
 		groupComponents: map[string]sets.Set[string]{},
@@ -277,8 +299,13 @@ var featuresResource = features.Resource("features")
 // Validate admits an update of features/status when the requesting user may
 // make every change it makes; see the package documentation.
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
-	if a.GetOperation() != admission.Update || a.GetSubresource() != "status" ||
-		a.GetResource().GroupResource() != featuresResource {
+	if a.GetResource().GroupResource() != featuresResource {
+		return nil
+	}
+	if a.GetSubresource() == "" {
+		return p.validateFeature(a)
+	}
+	if a.GetOperation() != admission.Update || a.GetSubresource() != "status" {
 		return nil
 	}
 	u := a.GetUserInfo()
@@ -316,6 +343,36 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 // isSuperuser says whether u may write all of status: kube-apiserver's
 // loopback identity, which writes state and tasks, and system:masters,
 // which bypasses authorization anyway.
+// validateFeature applies the rules on the Feature itself: known gates in
+// kube-system, and no desiredState through the API for CommandLine Features.
+func (p *Plugin) validateFeature(a admission.Attributes) error {
+	if u := a.GetUserInfo(); u != nil && u.GetName() == user.APIServerUser {
+		return nil
+	}
+	obj, ok := a.GetObject().(*features.Feature)
+	if !ok {
+		return nil
+	}
+	switch a.GetOperation() {
+	case admission.Create:
+		if a.GetNamespace() == metav1.NamespaceSystem && p.knownGate != nil && !p.knownGate(obj.Spec.Gate) {
+			return admission.NewForbidden(a, fmt.Errorf("feature gate %q is not known to this kube-apiserver: "+
+				"kube-system holds the Features of Kubernetes' own gates, which kube-apiserver announces; "+
+				"create Features of other gates in their own namespace", obj.Spec.Gate))
+		}
+	case admission.Update:
+		old, ok := a.GetOldObject().(*features.Feature)
+		if !ok {
+			return nil
+		}
+		if obj.Spec.Management == features.FeatureManagementCommandLine && obj.Spec.DesiredState != old.Spec.DesiredState {
+			return admission.NewForbidden(a, fmt.Errorf("spec.desiredState of a Feature managed by CommandLine follows the "+
+				"kube-apiservers' --feature-gates and cannot be set through the API; set spec.management to Dynamic to set it"))
+		}
+	}
+	return nil
+}
+
 func isSuperuser(u user.Info) bool {
 	if u == nil {
 		return false

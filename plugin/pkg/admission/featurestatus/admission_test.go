@@ -502,13 +502,72 @@ func TestHandles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range []admission.Operation{admission.Create, admission.Delete, admission.Connect} {
+	for _, op := range []admission.Operation{admission.Delete, admission.Connect} {
 		if p.Handles(op) {
 			t.Errorf("handles %s", op)
 		}
 	}
-	if !p.Handles(admission.Update) {
-		t.Error("does not handle Update")
+	if !p.Handles(admission.Update) || !p.Handles(admission.Create) {
+		t.Error("does not handle Create and Update")
+	}
+}
+
+// TestFeatureRules covers the rules on the Feature itself: only known gates
+// in kube-system, and no desiredState through the API for CommandLine
+// Features, for everyone but kube-apiserver.
+func TestFeatureRules(t *testing.T) {
+	p, err := NewPlugin(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.knownGate = func(gate string) bool { return gate == "X" }
+	admin := &user.DefaultInfo{Name: "admin", Groups: []string{user.SystemPrivilegedGroup}}
+	apiserver := &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}
+	run := func(op admission.Operation, obj, old *features.Feature, u user.Info) error {
+		var oldObj runtime.Object
+		if old != nil {
+			oldObj = old
+		}
+		attrs := admission.NewAttributesRecord(obj, oldObj, featureGVK, obj.Namespace, obj.Name,
+			featuresGVR, "", op, nil, false, u)
+		return p.Validate(context.Background(), attrs, nil)
+	}
+
+	unknown := testFeature()
+	unknown.Name, unknown.Spec.Gate = "made-up", "MadeUp"
+	if err := run(admission.Create, unknown, nil, admin); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `"MadeUp" is not known`) {
+		t.Errorf("an unknown gate in kube-system: expected 403, got %v", err)
+	}
+	if err := run(admission.Create, unknown, nil, apiserver); err != nil {
+		t.Errorf("kube-apiserver announcing: %v", err)
+	}
+	elsewhere := unknown.DeepCopy()
+	elsewhere.Namespace = "example"
+	if err := run(admission.Create, elsewhere, nil, admin); err != nil {
+		t.Errorf("an unknown gate in a third party's namespace: %v", err)
+	}
+	if err := run(admission.Create, testFeature(), nil, admin); err != nil {
+		t.Errorf("a known gate in kube-system: %v", err)
+	}
+
+	old := testFeature()
+	flipped := old.DeepCopy()
+	flipped.Spec.DesiredState = features.FeatureDesiredStateOff
+	if err := run(admission.Update, flipped, old, admin); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.desiredState") {
+		t.Errorf("setting desiredState of a CommandLine Feature: expected 403, got %v", err)
+	}
+	if err := run(admission.Update, flipped, old, apiserver); err != nil {
+		t.Errorf("kube-apiserver setting desiredState: %v", err)
+	}
+	dynamic := flipped.DeepCopy()
+	dynamic.Spec.Management = features.FeatureManagementDynamic
+	if err := run(admission.Update, dynamic, old, admin); err != nil {
+		t.Errorf("making the Feature Dynamic and setting desiredState: %v", err)
+	}
+	labelled := old.DeepCopy()
+	labelled.Labels = map[string]string{"team": "a"}
+	if err := run(admission.Update, labelled, old, admin); err != nil {
+		t.Errorf("a label change: %v", err)
 	}
 }
 
@@ -625,7 +684,7 @@ func TestNewPluginRejectsBadConfig(t *testing.T) {
 // plugin registry, as kube-apiserver does.
 func TestRegister(t *testing.T) {
 	plugins := admission.NewPlugins()
-	Register(plugins)
+	Register(plugins, nil)
 	if got := plugins.Registered(); !sets.New(got...).Has(PluginName) {
 		t.Fatalf("registered %v", got)
 	}
