@@ -55,15 +55,19 @@ import (
 	// Registers features.k8s.io into legacyscheme.Scheme before options are
 	// validated, so that --runtime-config knows the group.
 	_ "k8s.io/featureflags/pkg/apis/features/install"
+	"k8s.io/featureflags/pkg/featurelifecycle"
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 	"k8s.io/featureflags/pkg/features"
 	featuresrest "k8s.io/featureflags/pkg/registry/features/rest"
 	"k8s.io/featureflags/plugin/pkg/admission/featurestatus"
 )
 
-// reporterOptions tune how kube-apiserver reports its uses of feature gates;
-// set from flags.
-var reporterOptions reportinggate.ReporterOptions
+// reporterOptions tune how kube-apiserver reports its uses of feature gates,
+// and controllerOptions its lifecycle controller; set from flags.
+var (
+	reporterOptions   reportinggate.ReporterOptions
+	controllerOptions = featurelifecycle.DefaultControllerOptions()
+)
 
 // NewAPIServerCommand returns the kube-apiserver command: upstream's flags,
 // help and behaviour, running our server chain.
@@ -121,6 +125,7 @@ features.k8s.io/v1alpha1.`,
 	namedFlagSets := s.Flags()
 	s.Flagz = flagz.NamedFlagSetsReader{FlagSets: namedFlagSets}
 	componentgate.AddFlags(namedFlagSets.FlagSet("feature lifecycle"), &reporterOptions)
+	controllerOptions.AddFlags(namedFlagSets.FlagSet("feature lifecycle"))
 	verflag.AddFlags(namedFlagSets.FlagSet("global"))
 	globalflag.AddGlobalFlags(namedFlagSets.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range namedFlagSets.FlagSets {
@@ -211,9 +216,10 @@ func CreateServerChain(config upstreamapp.CompletedConfig) (*aggregatorapiserver
 	}
 	if lifecycleEnabled() {
 		provider := featuresrest.RESTStorageProvider{
-			FeatureGate:     utilfeature.DefaultMutableFeatureGate,
-			Identity:        kubeAPIServer.ControlPlane.GenericAPIServer.APIServerID,
-			ReporterOptions: reporterOptions,
+			FeatureGate:       utilfeature.DefaultMutableFeatureGate,
+			Identity:          kubeAPIServer.ControlPlane.GenericAPIServer.APIServerID,
+			ReporterOptions:   reporterOptions,
+			ControllerOptions: controllerOptions,
 		}
 		if err := kubeAPIServer.ControlPlane.InstallAPIs(provider); err != nil {
 			return nil, fmt.Errorf("installing features.k8s.io: %w", err)

@@ -57,6 +57,8 @@ type RESTStorageProvider struct {
 	Identity string
 	// ReporterOptions tune the reporting of uses.
 	ReporterOptions reportinggate.ReporterOptions
+	// ControllerOptions tune the lifecycle controller.
+	ControllerOptions featurelifecycle.ControllerOptions
 }
 
 // GroupName returns features.k8s.io.
@@ -82,9 +84,10 @@ func (p RESTStorageProvider) NewRESTStorage(apiResourceConfigSource serverstorag
 }
 
 // PostStartHook announces a Feature in kube-system for every gate of the
-// apiserver and, when the gate set is a reporting gate, reports the
-// apiserver's value of every gate under its identity. Both run in the
-// background: the hook returns at once and they retry until the server stops.
+// apiserver, ensures the reporters' RBAC, reports the apiserver's value of
+// every gate under its identity (when the gate set is a reporting gate), and
+// runs the lifecycle controller. All run in the background: the hook returns
+// at once and they retry until the server stops.
 func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStartHookFunc, error) {
 	return PostStartHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		client, err := featuresclient.NewForConfig(hookContext.LoopbackClientConfig)
@@ -118,6 +121,13 @@ func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStart
 		}(hookContext)
 		if gate, ok := p.FeatureGate.(*reportinggate.Gate); ok && p.Identity != "" {
 			componentgate.StartInBackground(hookContext, gate, hookContext.LoopbackClientConfig, p.Identity, p.ReporterOptions)
+		}
+		if p.Identity != "" {
+			controller, err := featurelifecycle.NewController(p.Identity, p.FeatureGate, client, kubeClient, p.ControllerOptions)
+			if err != nil {
+				return err
+			}
+			go controller.Run(hookContext)
 		}
 		return nil
 	}, nil

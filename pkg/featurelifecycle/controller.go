@@ -1,0 +1,419 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featurelifecycle
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+
+	"github.com/spf13/pflag"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresclient "k8s.io/features/client/clientset/versioned"
+	featuresinformers "k8s.io/features/client/informers/externalversions"
+	featureslisters "k8s.io/features/client/listers/api/v1alpha1"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/leader"
+	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/featureflags/pkg/featurelifecycle/transition"
+	"k8s.io/featureflags/pkg/features"
+)
+
+// ControllerOptions tune the lifecycle controller.
+type ControllerOptions struct {
+	// LivenessWindow is how recently an identity lease must have been renewed
+	// for its apiserver to count as live.
+	LivenessWindow time.Duration
+	// WaitForUsesPeriod is how long WaitForUses waits after clearing uses.
+	WaitForUsesPeriod time.Duration
+	// Resync is how often every Feature is looked at again without events.
+	Resync time.Duration
+	// Workers is the number of Features processed concurrently.
+	Workers int
+}
+
+// DefaultControllerOptions are the defaults of the flags.
+func DefaultControllerOptions() ControllerOptions {
+	return ControllerOptions{
+		LivenessWindow:    leader.DefaultLivenessWindow,
+		WaitForUsesPeriod: 3 * time.Minute,
+		Resync:            30 * time.Second,
+		Workers:           2,
+	}
+}
+
+// AddFlags adds the controller's flags to fs.
+func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.LivenessWindow, "feature-lifecycle-liveness-window", o.LivenessWindow,
+		"How recently a kube-apiserver must have renewed its identity lease to count as live for leading features and agreeing on their desired state. Identity leases renew every 10s.")
+	fs.DurationVar(&o.WaitForUsesPeriod, "feature-lifecycle-wait-for-uses-period", o.WaitForUsesPeriod,
+		"How long a feature transition waits, after clearing the uses reported for the feature, for components to report again before it checks that none reports the old value.")
+}
+
+// Controller drives the Features of kube-system that this apiserver leads:
+// it keeps desired state equal to the live apiservers' configuration, moves
+// the state through TurningOn/TurningOff, and runs the transitions' tasks one
+// bounded step at a time, recording progress and checkpoints in status so
+// that whichever apiserver leads next resumes.
+type Controller struct {
+	self     string
+	gate     featuregate.MutableVersionedFeatureGate
+	client   featuresclient.Interface
+	opts     ControllerOptions
+	now      func() time.Time
+	elector  *leader.Elector
+	leases   coordinationlisters.LeaseLister
+	recorder record.EventRecorder
+
+	leaseInformer cache.SharedIndexInformer
+	broadcaster   record.EventBroadcaster
+	eventSink     record.EventSink
+
+	informers featuresinformers.SharedInformerFactory
+	lister    featureslisters.FeatureLister
+	queue     workqueue.TypedRateLimitingInterface[string]
+
+	mu sync.Mutex
+	// taskStarts remembers when this apiserver first stepped a task, for
+	// the task duration metric.
+	taskStarts map[string]time.Time
+}
+
+// NewController returns the lifecycle controller of the apiserver whose
+// identity lease is self, with its gate set. Leadership comes from one small
+// watch: the apiserver identity leases in kube-system.
+func NewController(self string, gate featuregate.MutableVersionedFeatureGate, client featuresclient.Interface,
+	kubeClient kubernetes.Interface, opts ControllerOptions) (*Controller, error) {
+	RegisterMetrics()
+	leader.Register()
+	leaseInformer := coordinationinformers.NewFilteredLeaseInformer(kubeClient, leader.IdentityLeaseNamespace, opts.Resync,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, func(o *metav1.ListOptions) {
+			o.LabelSelector = leader.IdentityLeaseComponentLabelKey + "=" + leader.KubeAPIServer
+		})
+	leases := coordinationlisters.NewLeaseLister(leaseInformer.GetIndexer())
+	c := &Controller{
+		self:          self,
+		gate:          gate,
+		client:        client,
+		opts:          opts,
+		now:           time.Now,
+		leases:        leases,
+		leaseInformer: leaseInformer,
+		elector:       leader.NewElector(self, leases, opts.LivenessWindow, time.Now),
+		informers:     featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.Resync, featuresinformers.WithNamespace(KubeNamespace)),
+		taskStarts:    map[string]time.Time{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
+	}
+	scheme := runtime.NewScheme()
+	utilruntime.Must(featuresv1alpha1.AddToScheme(scheme))
+	c.broadcaster = record.NewBroadcaster()
+	c.eventSink = &typedcorev1.EventSinkImpl{Interface: kubeClient.CoreV1().Events("")}
+	c.recorder = c.broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "kube-apiserver", Host: self})
+
+	informer := c.informers.Features().V1alpha1().Features()
+	c.lister = informer.Lister()
+	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueue,
+		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+	}); err != nil {
+		return nil, err
+	}
+	// Leadership moves when apiservers come and go.
+	if _, err := leaseInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.enqueueAll() },
+		DeleteFunc: func(any) { c.enqueueAll() },
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Controller) enqueue(obj any) {
+	if f, ok := obj.(*featuresv1alpha1.Feature); ok {
+		c.queue.Add(f.Name)
+	}
+}
+
+func (c *Controller) enqueueAll() {
+	features, err := c.lister.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, f := range features {
+		c.queue.Add(f.Name)
+	}
+}
+
+// Run runs the controller until ctx ends.
+func (c *Controller) Run(ctx context.Context) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	logger := klog.FromContext(ctx).WithName("feature-lifecycle")
+	c.broadcaster.StartRecordingToSink(c.eventSink)
+	defer c.broadcaster.Shutdown()
+	c.informers.Start(ctx.Done())
+	go c.leaseInformer.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), c.informers.Features().V1alpha1().Features().Informer().HasSynced, c.leaseInformer.HasSynced) {
+		return
+	}
+	// Liveness changes without lease events when a lease stops being
+	// renewed: look at every Feature again every half window.
+	go wait.UntilWithContext(ctx, func(context.Context) { c.enqueueAll() }, c.opts.LivenessWindow/2)
+	for range c.opts.Workers {
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for c.processNext(klog.NewContext(ctx, logger)) {
+			}
+		}, time.Second)
+	}
+	logger.Info("Started the feature lifecycle controller", "identity", c.self)
+	<-ctx.Done()
+	c.informers.Shutdown()
+}
+
+func (c *Controller) processNext(ctx context.Context) bool {
+	name, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(name)
+	requeue, err := c.sync(ctx, name)
+	switch {
+	case err != nil:
+		if !apierrors.IsConflict(err) {
+			klog.FromContext(ctx).Error(err, "Syncing a Feature failed, will retry", "feature", name)
+		}
+		c.queue.AddRateLimited(name)
+	case requeue > 0:
+		c.queue.Forget(name)
+		c.queue.AddAfter(name, requeue)
+	default:
+		c.queue.Forget(name)
+	}
+	return true
+}
+
+// knows reports whether this apiserver knows the gate at its emulation version.
+func (c *Controller) knows(gate string) bool {
+	spec, ok := c.gate.GetAll()[featuregate.Feature(gate)]
+	return ok && spec.PreRelease != featuregate.PreAlpha
+}
+
+// sync does one pass over a Feature this apiserver leads and returns when to
+// look again.
+func (c *Controller) sync(ctx context.Context, name string) (time.Duration, error) {
+	f, err := c.lister.Features(KubeNamespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	leads := c.elector.Leads(f, c.knows(f.Spec.Gate))
+	c.elector.Observe(leader.Key(f), leads)
+	if !leads {
+		return 0, nil
+	}
+	now := c.now()
+	live, err := c.live(now)
+	if err != nil {
+		return 0, err
+	}
+
+	// Desired state follows the live apiservers' configuration.
+	config := transition.ConfigurationOf(f, live)
+	desired, agreed := f.Spec.DesiredState, true
+	if f.Spec.Management != featuresv1alpha1.FeatureManagementDynamic {
+		desired, agreed = transition.Desired(config, f.Spec.DesiredState)
+		if desired != f.Spec.DesiredState {
+			updated := f.DeepCopy()
+			updated.Spec.DesiredState = desired
+			_, err := c.client.FeaturesV1alpha1().Features(KubeNamespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"})
+			return 0, err // the update event brings the Feature back
+		}
+	}
+
+	status := f.Status.DeepCopy()
+	plan := c.plan(f.Spec.Gate)
+	c.step(f, status, desired, plan)
+
+	// Drift: a component reports the feature on while it is Off. It may have
+	// written data the feature adds: clean up again.
+	if drift := transition.Drift(status.State, status.Uses); status.State == featuresv1alpha1.FeatureStateOff && len(drift) > 0 {
+		status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
+		c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v report the feature enabled while it is Off; running the TurningOff tasks again", drift)
+		transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+	}
+
+	requeue := time.Duration(0)
+	if len(status.Tasks) > 0 && (status.State == featuresv1alpha1.FeatureStateTurningOn || status.State == featuresv1alpha1.FeatureStateTurningOff) {
+		requeue = c.runTask(ctx, f, status, now)
+		// A finished last task completes the transition in the same write.
+		c.step(f, status, desired, plan)
+	}
+
+	transition.SetConditions(status, f.Generation, desired, config, agreed, metav1.NewTime(now))
+	status.ObservedGeneration = f.Generation
+	c.observeState(f.Name, status.State)
+	if apiequality.Semantic.DeepEqual(status, &f.Status) {
+		return requeue, nil
+	}
+	updated := f.DeepCopy()
+	updated.Status = *status
+	if _, err := c.client.FeaturesV1alpha1().Features(KubeNamespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
+		return 0, err
+	}
+	return requeue, nil
+}
+
+// step applies the state machine to status, with events and metrics.
+func (c *Controller) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, desired featuresv1alpha1.FeatureDesiredState, plan transition.Plan) {
+	r := transition.Step(status.State, desired, status.Tasks, plan)
+	if !r.Changed {
+		return
+	}
+	status.State, status.Tasks = r.State, r.Tasks
+	if r.From == r.To {
+		return
+	}
+	transitionsTotal.WithLabelValues(f.Name, string(r.From), string(r.To)).Inc()
+	switch r.To {
+	case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
+		c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionStarted", "%s -> %s (desired %s): %d tasks", r.From, r.To, desired, len(r.Tasks))
+	default:
+		c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionCompleted", "%s -> %s", r.From, r.To)
+	}
+}
+
+// runTask steps the active task and records the outcome in status.
+func (c *Controller) runTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time) time.Duration {
+	active := &status.Tasks[0]
+	task := c.task(f.Spec.Gate, status.State, active.Name)
+	if task == nil {
+		active.Message = "this kube-apiserver does not know this task; an apiserver that knows it will run it"
+		return c.opts.Resync
+	}
+	key := f.Name + "/" + active.Name
+	c.mu.Lock()
+	if _, ok := c.taskStarts[key]; !ok {
+		c.taskStarts[key] = now
+	}
+	c.mu.Unlock()
+	if active.Attempts == 0 {
+		active.Attempts = 1
+	}
+	withStatus := f.DeepCopy()
+	withStatus.Status = *status
+	out, err := task.Step(ctx, withStatus, *active, now)
+	if err != nil {
+		active.Attempts++
+		active.Message = fmt.Sprintf("attempt %d failed: %v", active.Attempts-1, err)
+		taskFailuresTotal.WithLabelValues(f.Name, active.Name).Inc()
+		c.recorder.Eventf(f, corev1.EventTypeWarning, "TaskFailed", "task %s: %v", active.Name, err)
+		return wait.Jitter(min(time.Second<<min(active.Attempts, 8), 5*time.Minute), 0.5)
+	}
+	active.Progress, active.Message, active.Checkpoint = out.Progress, out.Message, out.Checkpoint
+	if out.ResetUses {
+		status.Uses = nil
+		reset := metav1.NewTime(now)
+		status.UsesResetTime = &reset
+	}
+	if !out.Done {
+		return out.RequeueAfter
+	}
+	c.recorder.Eventf(f, corev1.EventTypeNormal, "TaskCompleted", "task %s: %s", active.Name, out.Message)
+	c.mu.Lock()
+	if start, ok := c.taskStarts[key]; ok {
+		taskDuration.WithLabelValues(active.Name).Observe(now.Sub(start).Seconds())
+		delete(c.taskStarts, key)
+	}
+	c.mu.Unlock()
+	status.Tasks = slices.Delete(slices.Clone(status.Tasks), 0, 1)
+	return 0
+}
+
+// tasksFor returns the tasks of a gate's transition into target: WaitForUses,
+// then what the lifecycle registry declares.
+func (c *Controller) tasksFor(gate string, target featuresv1alpha1.FeatureState) []tasks.Task {
+	list := []tasks.Task{tasks.WaitForUses{Period: c.opts.WaitForUsesPeriod}}
+	lc := features.Lifecycles[featuregate.Feature(gate)]
+	if target == featuresv1alpha1.FeatureStateTurningOn {
+		return append(list, lc.OnEnable...)
+	}
+	return append(list, lc.OnDisable...)
+}
+
+func (c *Controller) plan(gate string) transition.Plan {
+	return func(target featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask {
+		var out []featuresv1alpha1.FeatureTask
+		for _, t := range c.tasksFor(gate, target) {
+			out = append(out, tasks.Status(t))
+		}
+		return out
+	}
+}
+
+func (c *Controller) task(gate string, state featuresv1alpha1.FeatureState, name string) tasks.Task {
+	for _, t := range c.tasksFor(gate, state) {
+		if t.Name() == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (c *Controller) live(now time.Time) ([]string, error) {
+	leases, err := c.leases.Leases(leader.IdentityLeaseNamespace).List(labels.SelectorFromSet(labels.Set{leader.IdentityLeaseComponentLabelKey: leader.KubeAPIServer}))
+	if err != nil {
+		return nil, err
+	}
+	return leader.LiveAPIServers(leases, now, c.opts.LivenessWindow), nil
+}
+
+var allStates = []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff,
+	featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff}
+
+func (c *Controller) observeState(feature string, state featuresv1alpha1.FeatureState) {
+	for _, s := range allStates {
+		v := 0.0
+		if s == state {
+			v = 1
+		}
+		stateGauge.WithLabelValues(feature, string(s)).Set(v)
+	}
+}

@@ -1,0 +1,57 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package tasks defines the tasks a Feature's transition runs (KEP-3920):
+// the Task interface the lifecycle controller drives one bounded step at a
+// time, and the built-in WaitForUses.
+package tasks
+
+import (
+	"context"
+	"time"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+)
+
+// Task is one step of a transition. The controller calls Step on the leader
+// of the Feature with the task's stored status; Step does one bounded piece
+// of work and returns what to record. Steps must be idempotent: a new leader
+// may repeat the last step after a crash, from the last stored checkpoint.
+type Task interface {
+	// Name is the task's name in status.tasks (a DNS label).
+	Name() string
+	// Description says in a sentence what the task does.
+	Description() string
+	// Step does one bounded piece of work.
+	Step(ctx context.Context, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error)
+}
+
+// Outcome is the result of one step of a task.
+type Outcome struct {
+	// Done removes the task from the list.
+	Done bool
+	// Progress, Message and Checkpoint replace the task's fields.
+	Progress, Message, Checkpoint string
+	// ResetUses clears status.uses and sets usesResetTime in the same write.
+	ResetUses bool
+	// RequeueAfter is when to step again (0: at the next event or resync).
+	RequeueAfter time.Duration
+}
+
+// Status returns the FeatureTask a Task starts with.
+func Status(t Task) featuresv1alpha1.FeatureTask {
+	return featuresv1alpha1.FeatureTask{Name: t.Name(), Description: t.Description()}
+}
