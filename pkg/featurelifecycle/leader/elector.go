@@ -95,7 +95,7 @@ func candidates(f *featuresv1alpha1.Feature, live []string) []string {
 	}
 	reporters := map[string]bool{}
 	for _, u := range f.Status.Uses {
-		if u.Component != KubeAPIServer {
+		if u.Component != featuresv1alpha1.APIServerComponent {
 			continue
 		}
 		for _, r := range u.Reporters {

@@ -26,10 +26,8 @@ import (
 
 // apiserverComponent is the component name under which kube-apiserver
 // reports its configured value of every gate it knows, with its identity
-// lease name among the reporters. It equals
-// k8s.io/features/featuregate.APIServerComponent; it is repeated here so
-// that this package depends on the API types only.
-const apiserverComponent = "kube-apiserver"
+// lease name among the reporters.
+const apiserverComponent = featuresv1alpha1.APIServerComponent
 
 // maxListedNames bounds how many names a message lists before "+N more".
 const maxListedNames = 5

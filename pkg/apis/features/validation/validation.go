@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/pkg/apis/features"
@@ -44,10 +45,10 @@ const (
 	MaxUses = 64
 	// MaxAPIServerReporters bounds the reporters of kube-apiserver's uses,
 	// which list every apiserver identity.
-	MaxAPIServerReporters = 64
+	MaxAPIServerReporters = featuresv1alpha1.MaxAPIServerReporters
 	// MaxSampledReporters bounds the reporters of every other component's
 	// uses, which keep a sample.
-	MaxSampledReporters = 8
+	MaxSampledReporters = featuresv1alpha1.MaxSampledReporters
 	// MaxReporterLength bounds one reporter identity.
 	MaxReporterLength = 253
 	// MaxMessageLength bounds a task's description and message.
@@ -61,7 +62,7 @@ const (
 )
 
 // APIServerComponent is the component name kube-apiserver reports its uses under.
-const APIServerComponent = "kube-apiserver"
+const APIServerComponent = featuresv1alpha1.APIServerComponent
 
 var (
 	gateNameRegexp = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)

@@ -41,11 +41,12 @@ import (
 )
 
 // APIServerComponent is the component name of kube-apiserver. Its uses list
-// every apiserver identity; other components keep a sample of reporters.
-const APIServerComponent = "kube-apiserver"
-
-// MaxSampledReporters bounds the reporters a non-apiserver use lists.
-const MaxSampledReporters = 8
+// every apiserver identity; other components keep a sample of at most
+// MaxSampledReporters reporters.
+const (
+	APIServerComponent  = featuresv1alpha1.APIServerComponent
+	MaxSampledReporters = featuresv1alpha1.MaxSampledReporters
+)
 
 // ReporterOptions tune how Start reports uses. The zero value of a field
 // means its default.

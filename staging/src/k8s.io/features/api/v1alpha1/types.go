@@ -135,6 +135,18 @@ const (
 	FeatureConditionConfigurationAgreed = "ConfigurationAgreed"
 )
 
+// Components and bounds of status.uses.
+const (
+	// APIServerComponent is the component kube-apiserver reports its uses
+	// under; its uses list the identity of every apiserver.
+	APIServerComponent = "kube-apiserver"
+	// MaxAPIServerReporters bounds the reporters of a kube-apiserver use.
+	MaxAPIServerReporters = 64
+	// MaxSampledReporters bounds the reporters of any other component's use,
+	// which keep a sample.
+	MaxSampledReporters = 8
+)
+
 // FeatureStatus is the observed state of a Feature.
 type FeatureStatus struct {
 	// state is the observed state: On, Off, TurningOn or TurningOff.
