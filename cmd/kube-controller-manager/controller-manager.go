@@ -23,24 +23,14 @@ import (
 	"os"
 	_ "time/tzdata" // for CronJob Time Zone support, as upstream
 
-	"github.com/spf13/pflag"
-
-	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as upstream
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics, as upstream
 	_ "k8s.io/component-base/metrics/prometheus/version"  // version metric, as upstream
 	"k8s.io/kubernetes/cmd/kube-controller-manager/app"
 
-	reportinggate "k8s.io/features/featuregate"
-
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 )
 
 func main() {
-	gate := componentgate.Install("kube-controller-manager")
-	command := app.NewControllerManagerCommand()
-	var opts reportinggate.ReporterOptions
-	componentgate.AddFlags(command.Flags(), &opts)
-	componentgate.ReportFromFlags(command, gate, func(*pflag.FlagSet) string { return componentgate.Identity() }, &opts)
-	os.Exit(cli.Run(command))
+	os.Exit(componentgate.Main("kube-controller-manager", app.NewControllerManagerCommand))
 }

@@ -22,24 +22,16 @@ package main
 import (
 	"os"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
-	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as upstream
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics, as upstream
 	_ "k8s.io/component-base/metrics/prometheus/version"  // version metric, as upstream
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	reportinggate "k8s.io/features/featuregate"
-
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 )
 
 func main() {
-	gate := componentgate.Install("kube-scheduler")
-	command := app.NewSchedulerCommand()
-	var opts reportinggate.ReporterOptions
-	componentgate.AddFlags(command.Flags(), &opts)
-	componentgate.ReportFromFlags(command, gate, func(*pflag.FlagSet) string { return componentgate.Identity() }, &opts)
-	os.Exit(cli.Run(command))
+	os.Exit(componentgate.Main("kube-scheduler", func() *cobra.Command { return app.NewSchedulerCommand() }))
 }

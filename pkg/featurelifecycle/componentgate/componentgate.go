@@ -37,6 +37,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/component-base/cli"
 	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/klog/v2"
 
@@ -103,12 +104,25 @@ func StartInBackground(ctx context.Context, g *reportinggate.Gate, config *rest.
 	}()
 }
 
+// Main runs an upstream component command that takes --kubeconfig (such as
+// kube-controller-manager and kube-scheduler) with the reporting gate: it
+// installs the gate for component, builds the command, adds the reporter's
+// flags and starts reporting once the flags are parsed. It returns the exit
+// code.
+func Main(component string, newCommand func() *cobra.Command) int {
+	gate := Install(component)
+	command := newCommand()
+	var opts reportinggate.ReporterOptions
+	AddFlags(command.Flags(), &opts)
+	ReportFromFlags(command, gate, &opts)
+	return cli.Run(command)
+}
+
 // ReportFromFlags wraps cmd.RunE so that, once cobra has parsed the flags and
-// before the upstream command runs, reporting starts with a client built from
-// the command's --kubeconfig and --master flags. identity returns the
-// reporter identity from the parsed flags. The upstream RunE then runs
-// unchanged.
-func ReportFromFlags(cmd *cobra.Command, g *reportinggate.Gate, identity func(*pflag.FlagSet) string, opts *reportinggate.ReporterOptions) {
+// before the upstream command runs, reporting starts, under Identity(), with
+// a client built from the command's --kubeconfig and --master flags. The
+// upstream RunE then runs unchanged.
+func ReportFromFlags(cmd *cobra.Command, g *reportinggate.Gate, opts *reportinggate.ReporterOptions) {
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		master, kubeconfig := flagValue(c.Flags(), "master"), flagValue(c.Flags(), "kubeconfig")
@@ -121,7 +135,7 @@ func ReportFromFlags(cmd *cobra.Command, g *reportinggate.Gate, identity func(*p
 				klog.ErrorS(err, "Not reporting feature gate uses", "kubeconfig", kubeconfig, "master", master)
 			}
 		} else {
-			StartInBackground(c.Context(), g, config, identity(c.Flags()), *opts)
+			StartInBackground(c.Context(), g, config, Identity(), *opts)
 		}
 		return run(c, args)
 	}
