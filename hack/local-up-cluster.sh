@@ -33,6 +33,8 @@
 #                          they report what they find in the Features' uses
 #   RUNTIME_CONFIG         extra kube-apiserver --runtime-config entries,
 #                          appended to features.k8s.io/v1alpha1=true
+#   APISERVER_EXTRA_ARGS   extra kube-apiserver flags, split on spaces (e.g.
+#                          "--feature-lifecycle-wait-for-uses-period=30s")
 #   KUBE_CONTROLLERS       --controllers of kube-controller-manager (default *)
 #   SKIP_BUILD             true: use the binaries already in _output/bin and
 #                          third_party/etcd (etcd is still built when missing)
@@ -407,6 +409,11 @@ start_apiserver() {
     # the apiserver logs an error every 10s. No pod runs here to use them.
     127.*|::1) extra+=(--endpoint-reconciler-type=none) ;;
   esac
+  if [[ -n "${APISERVER_EXTRA_ARGS:-}" ]]; then
+    local args
+    read -r -a args <<<"${APISERVER_EXTRA_ARGS}"
+    extra+=("${args[@]}")
+  fi
   start_process kube-apiserver "${BIN_DIR}/kube-apiserver" \
     --v="${LOG_LEVEL}" \
     --feature-gates="FeatureLifecycle=true${FEATURE_GATES:+,${FEATURE_GATES}}" \

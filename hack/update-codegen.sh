@@ -14,7 +14,13 @@ featureflags::tools::ensure_protoc
 
 BOILERPLATE="${ROOT}/hack/boilerplate/boilerplate.go.txt"
 STAGING="${ROOT}/staging/src/k8s.io/features"
+# go list prints no directory for a module that is not downloaded yet.
+go mod download k8s.io/code-generator
 CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
+if [[ -z "${CODEGEN_PKG}" || ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
+  echo "k8s.io/code-generator is not in the module cache (${CODEGEN_PKG:-no directory})" >&2
+  exit 1
+fi
 export GOBIN="${ROOT}/_output/tools"
 mkdir -p "${GOBIN}"
 export PATH="${GOBIN}:${PATH}"

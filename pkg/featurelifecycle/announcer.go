@@ -134,7 +134,8 @@ func (a *Announcer) AnnounceAll(ctx context.Context) error {
 
 // Announce makes sure the Feature of one gate exists and that its status
 // holds the gate's spec at the current emulation version. A Feature without a
-// state gets the configured value; an existing state is left alone.
+// state gets the configured value; a Feature that has a state and a version
+// is left to its leader (the lifecycle controller), which keeps it current.
 func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec featuregate.FeatureSpec) error {
 	features := a.Client.FeaturesV1alpha1().Features(a.Namespace)
 	name := gatename.ObjectName(string(gate))
@@ -155,7 +156,7 @@ func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec
 		return err
 	}
 
-	version := fmt.Sprintf("%d.%d", a.Gate.EmulationVersion().Major(), a.Gate.EmulationVersion().Minor())
+	version := VersionOf(a.Gate)
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		f, err := features.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -164,6 +165,12 @@ func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec
 		if f.Spec.Gate != string(gate) {
 			return fmt.Errorf("feature %s/%s belongs to gate %q, not %q", a.Namespace, name, f.Spec.Gate, gate)
 		}
+		// The description of an announced Feature is kept current by the
+		// Feature's leader, so that apiservers of different versions do not
+		// take turns rewriting it during a rolling upgrade.
+		if f.Status.State != "" && f.Status.Version != "" {
+			return nil
+		}
 		status := f.Status.DeepCopy()
 		if status.State == "" {
 			status.State = featuresv1alpha1.FeatureStateOff
@@ -171,23 +178,33 @@ func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec
 				status.State = featuresv1alpha1.FeatureStateOn
 			}
 		}
-		status.Default = ptr.To(spec.Default)
-		status.PreRelease = PreRelease(spec)
-		status.LockToDefault = spec.LockToDefault
-		status.Version = version
-		status.ObservedGeneration = f.Generation
-		if equalStatus(&f.Status, status) {
-			return nil
+		if status.Version == "" {
+			Describe(status, spec, version)
 		}
+		status.ObservedGeneration = f.Generation
 		f.Status = *status
 		_, err = features.UpdateStatus(ctx, f, metav1.UpdateOptions{})
 		return err
 	})
 }
 
-func equalStatus(a, b *featuresv1alpha1.FeatureStatus) bool {
-	return a.State == b.State && ptr.Equal(a.Default, b.Default) && a.PreRelease == b.PreRelease &&
-		a.LockToDefault == b.LockToDefault && a.Version == b.Version && a.ObservedGeneration == b.ObservedGeneration
+// VersionOf returns the emulation version of gate as "major.minor", the
+// version a Feature's status records.
+func VersionOf(gate featuregate.MutableVersionedFeatureGate) string {
+	v := gate.EmulationVersion()
+	return fmt.Sprintf("%d.%d", v.Major(), v.Minor())
+}
+
+// Describe writes the gate's spec at version into status: default,
+// preRelease, lockToDefault and version. It reports whether anything changed.
+func Describe(status *featuresv1alpha1.FeatureStatus, spec featuregate.FeatureSpec, version string) bool {
+	changed := !ptr.Equal(status.Default, &spec.Default) || status.PreRelease != PreRelease(spec) ||
+		status.LockToDefault != spec.LockToDefault || status.Version != version
+	status.Default = ptr.To(spec.Default)
+	status.PreRelease = PreRelease(spec)
+	status.LockToDefault = spec.LockToDefault
+	status.Version = version
+	return changed
 }
 
 // PreRelease maps component-base's prerelease of a gate to the API's.

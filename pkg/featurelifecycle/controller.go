@@ -20,16 +20,20 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/util/wait"
 	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
 	"k8s.io/client-go/kubernetes"
@@ -63,6 +67,15 @@ type ControllerOptions struct {
 	WaitForUsesPeriod time.Duration
 	// Resync is how often every Feature is looked at again without events.
 	Resync time.Duration
+	// ForgetWindow is how long an apiserver that stopped renewing its
+	// identity lease still holds its configured value of every gate: desired
+	// state changes only when every apiserver seen within the window agrees,
+	// so an outage of the apiservers configured one way cannot make the
+	// others start a destructive transition.
+	ForgetWindow time.Duration
+	// RetainMinorVersions is for how many minor versions after its
+	// status.version a Feature that no live apiserver knows is kept.
+	RetainMinorVersions int
 	// Workers is the number of Features processed concurrently.
 	Workers int
 }
@@ -70,10 +83,12 @@ type ControllerOptions struct {
 // DefaultControllerOptions are the defaults of the flags.
 func DefaultControllerOptions() ControllerOptions {
 	return ControllerOptions{
-		LivenessWindow:    leader.DefaultLivenessWindow,
-		WaitForUsesPeriod: 3 * time.Minute,
-		Resync:            30 * time.Second,
-		Workers:           2,
+		LivenessWindow:      leader.DefaultLivenessWindow,
+		WaitForUsesPeriod:   3 * time.Minute,
+		Resync:              30 * time.Second,
+		ForgetWindow:        5 * time.Minute,
+		RetainMinorVersions: 3,
+		Workers:             2,
 	}
 }
 
@@ -83,6 +98,10 @@ func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
 		"How recently a kube-apiserver must have renewed its identity lease to count as live for leading features and agreeing on their desired state. Identity leases renew every 10s.")
 	fs.DurationVar(&o.WaitForUsesPeriod, "feature-lifecycle-wait-for-uses-period", o.WaitForUsesPeriod,
 		"How long a feature transition waits, after clearing the uses reported for the feature, for components to report again before it checks that none reports the old value.")
+	fs.DurationVar(&o.ForgetWindow, "feature-lifecycle-forget-window", o.ForgetWindow,
+		"How long a kube-apiserver that stopped renewing its identity lease still counts with its configured value of each gate. A feature's desired state changes only when every kube-apiserver seen within this window agrees, so an outage cannot start a transition the stopped apiservers disagree with; after removing an apiserver for good, a flag change waits this long.")
+	fs.IntVar(&o.RetainMinorVersions, "feature-lifecycle-retain-minor-versions", o.RetainMinorVersions,
+		"For how many minor versions after the version in its status a Feature whose gate no live kube-apiserver knows is kept (marked Known=False) before it is deleted.")
 }
 
 // Controller drives the Features of kube-system that this apiserver leads:
@@ -95,6 +114,7 @@ type Controller struct {
 	gate     featuregate.MutableVersionedFeatureGate
 	client   featuresclient.Interface
 	opts     ControllerOptions
+	env      tasks.Env
 	now      func() time.Time
 	elector  *leader.Elector
 	leases   coordinationlisters.LeaseLister
@@ -112,13 +132,26 @@ type Controller struct {
 	// taskStarts remembers when this apiserver first stepped a task, for
 	// the task duration metric.
 	taskStarts map[string]time.Time
+	// notBefore holds, per feature/task, when this apiserver may step a
+	// task again (its RequeueAfter or failure backoff) and the task's state
+	// then: the status write of a step brings the Feature back at once
+	// through the informer, and must not step the task again early.
+	notBefore map[string]pendingStep
+	// departed remembers when identity leases were deleted: kube-apiserver
+	// deletes its lease on a graceful shutdown, a restart included, and its
+	// configured value must still count for the forget window.
+	departed map[string]time.Time
+	// steppedFrom holds, per Feature, the resourceVersion this apiserver
+	// last stepped from and then wrote over: while the informer still has
+	// that version, the Feature is not stepped again from it.
+	steppedFrom map[string]string
 }
 
 // NewController returns the lifecycle controller of the apiserver whose
 // identity lease is self, with its gate set. Leadership comes from one small
 // watch: the apiserver identity leases in kube-system.
 func NewController(self string, gate featuregate.MutableVersionedFeatureGate, client featuresclient.Interface,
-	kubeClient kubernetes.Interface, opts ControllerOptions) (*Controller, error) {
+	kubeClient kubernetes.Interface, env tasks.Env, opts ControllerOptions) (*Controller, error) {
 	RegisterMetrics()
 	leader.Register()
 	leaseInformer := coordinationinformers.NewFilteredLeaseInformer(kubeClient, leader.IdentityLeaseNamespace, opts.Resync,
@@ -129,6 +162,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 	c := &Controller{
 		self:          self,
 		gate:          gate,
+		env:           env,
 		client:        client,
 		opts:          opts,
 		now:           time.Now,
@@ -137,6 +171,9 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		elector:       leader.NewElector(self, leases, opts.LivenessWindow, time.Now),
 		informers:     featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.Resync, featuresinformers.WithNamespace(KubeNamespace)),
 		taskStarts:    map[string]time.Time{},
+		notBefore:     map[string]pendingStep{},
+		departed:      map[string]time.Time{},
+		steppedFrom:   map[string]string{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
@@ -156,8 +193,11 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 	}
 	// Leadership moves when apiservers come and go.
 	if _, err := leaseInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { c.enqueueAll() },
-		DeleteFunc: func(any) { c.enqueueAll() },
+		AddFunc: func(any) { c.enqueueAll() },
+		DeleteFunc: func(obj any) {
+			c.leaseDeleted(obj)
+			c.enqueueAll()
+		},
 	}); err != nil {
 		return nil, err
 	}
@@ -228,10 +268,94 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	return true
 }
 
-// knows reports whether this apiserver knows the gate at its emulation version.
-func (c *Controller) knows(gate string) bool {
+// reasonCleanupHeld is the reason of UsesAgree=False while a drift's
+// cleanup waits for the apiservers to agree.
+const reasonCleanupHeld = "CleanupHeldDuringRollout"
+
+// cleanupHeld reports whether status remembers a drift whose cleanup was
+// held while the apiservers disagreed.
+func cleanupHeld(status *featuresv1alpha1.FeatureStatus) bool {
+	c := meta.FindStatusCondition(status.Conditions, featuresv1alpha1.FeatureConditionUsesAgree)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == reasonCleanupHeld
+}
+
+// spec returns the gate's spec at this apiserver's emulation version and
+// whether this apiserver knows the gate there.
+func (c *Controller) spec(gate string) (featuregate.FeatureSpec, bool) {
 	spec, ok := c.gate.GetAll()[featuregate.Feature(gate)]
-	return ok && spec.PreRelease != featuregate.PreAlpha
+	return spec, ok && spec.PreRelease != featuregate.PreAlpha
+}
+
+// syncUnknown marks a Feature whose gate this apiserver does not know, when
+// it leads the Feature among all live apiservers because no live apiserver
+// reports the gate: the Feature is kept with Known=False, and deleted once
+// this apiserver's version is more than RetainMinorVersions minor versions
+// past the version in its status. A Feature announced by a newer apiserver
+// (a downgrade) is only marked.
+func (c *Controller) syncUnknown(ctx context.Context, f *featuresv1alpha1.Feature) (time.Duration, error) {
+	now := c.now()
+	key := leader.Key(f)
+	leaderName, ok := c.elector.Leader(f)
+	live, err := c.apiservers(now, c.opts.LivenessWindow)
+	if err != nil {
+		return 0, err
+	}
+	config := transition.ConfigurationOf(f, live)
+	reported := len(config.On)+len(config.Off) > 0
+	// Right after a Feature is created, or its uses are reset, nobody
+	// reports a gate that some apiserver knows either: the announcer
+	// creates a Feature before its reporter writes uses. Give the
+	// apiservers that know it a liveness window to report.
+	quietSince := f.CreationTimestamp.Time
+	if f.Status.UsesResetTime != nil && f.Status.UsesResetTime.After(quietSince) {
+		quietSince = f.Status.UsesResetTime.Time
+	}
+	settling := c.opts.LivenessWindow - now.Sub(quietSince)
+	leads := ok && leaderName == c.self && !reported && settling <= 0
+	c.elector.Observe(key, leads)
+	if !leads {
+		if ok && leaderName == c.self && !reported {
+			return settling, nil
+		}
+		return 0, nil
+	}
+	own := c.gate.EmulationVersion()
+	status := f.Status.DeepCopy()
+	var message string
+	announced, perr := version.Parse(f.Status.Version)
+	switch {
+	case perr != nil:
+		message = fmt.Sprintf("no live kube-apiserver knows gate %s; kept, since status.version %q is not a version", f.Spec.Gate, f.Status.Version)
+	case announced.Major() != own.Major() || announced.Minor() >= own.Minor():
+		message = fmt.Sprintf("no live kube-apiserver knows gate %s, announced at %s by a newer kube-apiserver than this %d.%d; kept", f.Spec.Gate, f.Status.Version, own.Major(), own.Minor())
+	case own.Minor()-announced.Minor() > uint(c.opts.RetainMinorVersions):
+		c.recorder.Eventf(f, corev1.EventTypeNormal, "FeatureDeleted", "no live kube-apiserver knows gate %s, last announced at %s, %d minor versions ago (more than %d): deleting the Feature",
+			f.Spec.Gate, f.Status.Version, own.Minor()-announced.Minor(), c.opts.RetainMinorVersions)
+		err := c.client.FeaturesV1alpha1().Features(f.Namespace).Delete(ctx, f.Name, metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{UID: &f.UID, ResourceVersion: &f.ResourceVersion}})
+		if apierrors.IsNotFound(err) {
+			err = nil
+		}
+		if err == nil {
+			klog.FromContext(ctx).Info("Deleted a Feature no live kube-apiserver knows", "feature", key, "version", f.Status.Version)
+			c.elector.Forget(key)
+		}
+		return 0, err
+	default:
+		message = fmt.Sprintf("no live kube-apiserver knows gate %s, last announced at %s; kept until %d.%d, deleted from %d.%d on",
+			f.Spec.Gate, f.Status.Version, own.Major(), announced.Minor()+uint(c.opts.RetainMinorVersions), own.Major(), announced.Minor()+uint(c.opts.RetainMinorVersions)+1)
+	}
+	transition.SetKnown(status, f.Generation, false, "NoLiveAPIServerKnowsGate", message, metav1.NewTime(now))
+	if apiequality.Semantic.DeepEqual(status, &f.Status) {
+		return 0, nil
+	}
+	if !meta.IsStatusConditionFalse(f.Status.Conditions, featuresv1alpha1.FeatureConditionKnown) {
+		c.recorder.Eventf(f, corev1.EventTypeWarning, "GateUnknown", "%s", message)
+	}
+	updated := f.DeepCopy()
+	updated.Status = *status
+	_, err = c.client.FeaturesV1alpha1().Features(f.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"})
+	return 0, err
 }
 
 // sync does one pass over a Feature this apiserver leads and returns when to
@@ -244,19 +368,34 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if err != nil {
 		return 0, err
 	}
-	leads := c.elector.Leads(f, c.knows(f.Spec.Gate))
+	c.mu.Lock()
+	stale := f.ResourceVersion != "" && c.steppedFrom[name] == f.ResourceVersion
+	c.mu.Unlock()
+	if stale {
+		// Our own write of this Feature has not reached the informer yet;
+		// its event brings the Feature back. Stepping from the old copy
+		// would redo the last step and fail to write.
+		return time.Second, nil
+	}
+	spec, knows := c.spec(f.Spec.Gate)
+	if !knows {
+		return c.syncUnknown(ctx, f)
+	}
+	leads := c.elector.Leads(f, true)
 	c.elector.Observe(leader.Key(f), leads)
 	if !leads {
 		return 0, nil
 	}
 	now := c.now()
-	live, err := c.live(now)
+	// Apiservers seen within the forget window keep their say in the
+	// desired state, so that an outage cannot start a transition.
+	voters, err := c.voters(now)
 	if err != nil {
 		return 0, err
 	}
 
-	// Desired state follows the live apiservers' configuration.
-	config := transition.ConfigurationOf(f, live)
+	// Desired state follows the apiservers' configuration.
+	config := transition.ConfigurationOf(f, voters)
 	desired, agreed := f.Spec.DesiredState, true
 	if f.Spec.Management != featuresv1alpha1.FeatureManagementDynamic {
 		desired, agreed = transition.Desired(config, f.Spec.DesiredState)
@@ -269,15 +408,28 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	}
 
 	status := f.Status.DeepCopy()
+	// The leader keeps the description current: after an upgrade the
+	// leaders run the new version.
+	Describe(status, spec, VersionOf(c.gate))
+	transition.SetKnown(status, f.Generation, true, "Known", "the leader, "+c.self+", knows the gate", metav1.NewTime(now))
 	plan := c.plan(f.Spec.Gate)
 	c.step(f, status, desired, plan)
 
 	// Drift: a component reports the feature on while it is Off. It may have
-	// written data the feature adds: clean up again.
-	if drift := transition.Drift(status.State, status.Uses); status.State == featuresv1alpha1.FeatureStateOff && len(drift) > 0 {
-		status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
-		c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v report the feature enabled while it is Off; running the TurningOff tasks again", drift)
-		transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+	// written data the feature adds: clean up again. While the apiservers
+	// disagree (an admin is rolling a flag change through them) the cleanup
+	// is held, so the rollout does not flap the state; it is remembered in
+	// UsesAgree and runs if the apiservers settle on Off.
+	drift := transition.Drift(status.State, status.Uses)
+	held := false
+	if status.State == featuresv1alpha1.FeatureStateOff && (len(drift) > 0 || cleanupHeld(&f.Status)) {
+		if agreed {
+			status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
+			c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Off; running the TurningOff tasks again", drift)
+			transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+		} else {
+			held = true
+		}
 	}
 
 	requeue := time.Duration(0)
@@ -288,6 +440,14 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	}
 
 	transition.SetConditions(status, f.Generation, desired, config, agreed, metav1.NewTime(now))
+	if held {
+		message := "the feature was reported enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off"
+		if len(drift) > 0 {
+			message = fmt.Sprintf("%s reported the feature enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off", strings.Join(drift, ", "))
+		}
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: featuresv1alpha1.FeatureConditionUsesAgree, Status: metav1.ConditionFalse,
+			ObservedGeneration: f.Generation, LastTransitionTime: metav1.NewTime(now), Reason: reasonCleanupHeld, Message: message})
+	}
 	status.ObservedGeneration = f.Generation
 	c.observeState(f.Name, status.State)
 	if apiequality.Semantic.DeepEqual(status, &f.Status) {
@@ -298,6 +458,9 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if _, err := c.client.FeaturesV1alpha1().Features(KubeNamespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
 		return 0, err
 	}
+	c.mu.Lock()
+	c.steppedFrom[f.Name] = f.ResourceVersion
+	c.mu.Unlock()
 	return requeue, nil
 }
 
@@ -320,8 +483,48 @@ func (c *Controller) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1.
 	}
 }
 
+// pendingStep is a task that asked not to be stepped before a time.
+type pendingStep struct {
+	until      time.Time
+	state      featuresv1alpha1.FeatureState
+	checkpoint string
+	attempts   int32
+	uses       []featuresv1alpha1.FeatureUse
+}
+
+// wait returns how long the task must still wait, or 0 when it may step:
+// its time has come, the uses changed (what WaitForUses waits for), or the
+// task is not the one that asked (a reversal started a new list, another
+// leader moved it on).
+func (p pendingStep) wait(status *featuresv1alpha1.FeatureStatus, now time.Time) time.Duration {
+	t := status.Tasks[0]
+	if p.state != status.State || p.checkpoint != t.Checkpoint || p.attempts != t.Attempts || !now.Before(p.until) ||
+		!apiequality.Semantic.DeepEqual(p.uses, status.Uses) {
+		return 0
+	}
+	return p.until.Sub(now)
+}
+
 // runTask steps the active task and records the outcome in status.
 func (c *Controller) runTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time) time.Duration {
+	name := status.Tasks[0].Name
+	key := f.Name + "/" + name
+	requeue := c.stepTask(ctx, f, status, now)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if requeue > 0 && len(status.Tasks) > 0 && status.Tasks[0].Name == name {
+		t := status.Tasks[0]
+		c.notBefore[key] = pendingStep{until: now.Add(requeue), state: status.State, checkpoint: t.Checkpoint, attempts: t.Attempts,
+			uses: slices.Clone(status.Uses)}
+	} else {
+		delete(c.notBefore, key)
+	}
+	return requeue
+}
+
+// stepTask steps the active task, unless it asked to wait, and records the
+// outcome in status.
+func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time) time.Duration {
 	active := &status.Tasks[0]
 	task := c.task(f.Spec.Gate, status.State, active.Name)
 	if task == nil {
@@ -333,13 +536,19 @@ func (c *Controller) runTask(ctx context.Context, f *featuresv1alpha1.Feature, s
 	if _, ok := c.taskStarts[key]; !ok {
 		c.taskStarts[key] = now
 	}
+	pending, waiting := c.notBefore[key]
 	c.mu.Unlock()
+	if waiting {
+		if d := pending.wait(status, now); d > 0 {
+			return d
+		}
+	}
 	if active.Attempts == 0 {
 		active.Attempts = 1
 	}
 	withStatus := f.DeepCopy()
 	withStatus.Status = *status
-	out, err := task.Step(ctx, withStatus, *active, now)
+	out, err := task.Step(ctx, c.env, withStatus, *active, now)
 	if err != nil {
 		active.Attempts++
 		active.Message = fmt.Sprintf("attempt %d failed: %v", active.Attempts-1, err)
@@ -397,12 +606,51 @@ func (c *Controller) task(gate string, state featuresv1alpha1.FeatureState, name
 	return nil
 }
 
-func (c *Controller) live(now time.Time) ([]string, error) {
+// leaseDeleted remembers when an identity lease was deleted.
+func (c *Controller) leaseDeleted(obj any) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	lease, ok := obj.(*coordinationv1.Lease)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.departed[lease.Name] = c.now()
+}
+
+// voters returns the kube-apiservers whose configuration counts for desired
+// state: those that renewed their identity lease within the forget window,
+// and those whose lease was deleted (a graceful shutdown, a restart
+// included) within it.
+func (c *Controller) voters(now time.Time) ([]string, error) {
+	voters, err := c.apiservers(now, c.opts.ForgetWindow)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, at := range c.departed {
+		switch {
+		case now.Sub(at) > c.opts.ForgetWindow:
+			delete(c.departed, name)
+		case !slices.Contains(voters, name):
+			voters = append(voters, name)
+		}
+	}
+	slices.Sort(voters)
+	return voters, nil
+}
+
+// apiservers returns the kube-apiservers that renewed their identity lease
+// within window of now.
+func (c *Controller) apiservers(now time.Time, window time.Duration) ([]string, error) {
 	leases, err := c.leases.Leases(leader.IdentityLeaseNamespace).List(labels.SelectorFromSet(labels.Set{leader.IdentityLeaseComponentLabelKey: leader.KubeAPIServer}))
 	if err != nil {
 		return nil, err
 	}
-	return leader.LiveAPIServers(leases, now, c.opts.LivenessWindow), nil
+	return leader.LiveAPIServers(leases, now, window), nil
 }
 
 var allStates = []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff,

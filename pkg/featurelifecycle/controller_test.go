@@ -24,6 +24,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
@@ -44,7 +45,7 @@ type flakyTask struct{ failures *int }
 
 func (flakyTask) Name() string        { return "count-to-three" }
 func (flakyTask) Description() string { return "Counts to three, one step at a time." }
-func (t flakyTask) Step(_ context.Context, _ *featuresv1alpha1.Feature, s featuresv1alpha1.FeatureTask, _ time.Time) (tasks.Outcome, error) {
+func (t flakyTask) Step(_ context.Context, _ tasks.Env, _ *featuresv1alpha1.Feature, s featuresv1alpha1.FeatureTask, _ time.Time) (tasks.Outcome, error) {
 	if *t.failures > 0 {
 		*t.failures--
 		return tasks.Outcome{}, fmt.Errorf("transient trouble")
@@ -101,7 +102,7 @@ func (h *harness) controller(self string, configured bool) *Controller {
 	}
 	opts := DefaultControllerOptions()
 	opts.WaitForUsesPeriod = time.Minute
-	c, err := NewController(self, gate, h.features, kubefake.NewClientset(), opts)
+	c, err := NewController(self, gate, h.features, kubefake.NewClientset(), tasks.Env{}, opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -185,12 +186,19 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 
 	// Two failures: attempts and messages are recorded, nothing is lost.
 	for i := 2; i <= 3; i++ {
+		h.advance(5 * time.Minute) // past the backoff
 		f, requeue = h.sync(a)
 		task := f.Status.Tasks[0]
 		if task.Attempts != int32(i) || !strings.Contains(task.Message, "transient trouble") || requeue <= 0 {
 			t.Fatalf("failure %d: %+v, requeue %v", i-1, task, requeue)
 		}
 	}
+	// Within the backoff the task waits, even though the failure's status
+	// write brought the Feature back.
+	if f, _ = h.sync(a); f.Status.Tasks[0].Attempts != 3 {
+		t.Fatalf("a failed task must wait out its backoff: %+v", f.Status.Tasks[0])
+	}
+	h.advance(5 * time.Minute)
 	f, _ = h.sync(a)
 	if f.Status.Tasks[0].Checkpoint != "x" || f.Status.Tasks[0].Progress != "1/3" {
 		t.Fatalf("first successful step: %+v", f.Status.Tasks[0])
@@ -212,20 +220,243 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 }
 
 // TestControllerDoesNotLeadUnknownGates: an apiserver that does not know a
-// gate never touches its Feature.
+// gate never touches its Feature while a live apiserver that knows it
+// reports it.
 func TestControllerDoesNotLeadUnknownGates(t *testing.T) {
 	h := newHarness(t)
 	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system"},
 		Spec:       featuresv1alpha1.FeatureSpec{Gate: "NewerGate", DesiredState: "On", Management: "CommandLine"},
-		Status:     featuresv1alpha1.FeatureStatus{State: "On"},
+		Status: featuresv1alpha1.FeatureStatus{State: "On", Version: "1.37", Uses: []featuresv1alpha1.FeatureUse{
+			{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-newer"}}}},
 	})
 	a := h.controller("apiserver-a", false)
+	h.renew(a, "apiserver-newer")
 	h.features.ClearActions()
 	h.sync(a)
 	for _, action := range h.features.Actions() {
 		if action.GetVerb() != "get" {
 			t.Fatalf("an apiserver that does not know the gate wrote: %v", action)
 		}
+	}
+}
+
+// TestControllerKeepsAndRetiresUnknownFeatures: when no live apiserver knows
+// a gate, the apiserver that leads its Feature among all live ones marks it
+// Known=False and keeps it; once its version is more than
+// RetainMinorVersions minor versions behind, it deletes it.
+func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
+	for _, tc := range []struct {
+		version     string
+		deleted     bool
+		wantMessage string
+	}{
+		{version: "1.37", wantMessage: "announced at 1.37 by a newer kube-apiserver than this 1.36; kept"},
+		{version: "1.33", wantMessage: "last announced at 1.33; kept until 1.36, deleted from 1.37 on"},
+		{version: "", wantMessage: "is not a version"},
+		{version: "1.32", deleted: true},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			h := newHarness(t)
+			h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
+				ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", UID: "uid-1", ResourceVersion: "7"},
+				Spec:       featuresv1alpha1.FeatureSpec{Gate: "GoneGate", DesiredState: "On", Management: "CommandLine"},
+				// The apiserver that announced it is gone: its use lingers.
+				Status: featuresv1alpha1.FeatureStatus{State: "On", Version: tc.version, Uses: []featuresv1alpha1.FeatureUse{
+					{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-gone"}}}},
+			})
+			a := h.controller("apiserver-a", true)
+			ctx := context.Background()
+			f, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(ctx, "test-gate", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.informers.Features().V1alpha1().Features().Informer().GetIndexer().Update(f); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.sync(ctx, "test-gate"); err != nil {
+				t.Fatal(err)
+			}
+			f, err = h.features.FeaturesV1alpha1().Features("kube-system").Get(ctx, "test-gate", metav1.GetOptions{})
+			if tc.deleted {
+				if !apierrors.IsNotFound(err) {
+					t.Fatalf("a Feature 4 minor versions behind must be deleted, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionKnown)
+			if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, tc.wantMessage) {
+				t.Fatalf("Known condition %+v, want False with %q", c, tc.wantMessage)
+			}
+			if f.Status.State != "On" || f.Spec.DesiredState != "On" {
+				t.Fatalf("an unknown Feature's state must be kept: %+v %+v", f.Spec, f.Status)
+			}
+		})
+	}
+}
+
+// TestControllerWaitsBeforeMarkingNewFeaturesUnknown: an announcer creates a
+// Feature before its reporter writes uses, so a Feature nobody reports yet
+// is left alone for a liveness window after its creation.
+func TestControllerWaitsBeforeMarkingNewFeaturesUnknown(t *testing.T) {
+	h := newHarness(t)
+	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", CreationTimestamp: metav1.NewTime(h.now)},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "NewerGate", DesiredState: "On", Management: "CommandLine"},
+	})
+	a := h.controller("apiserver-a", true)
+	h.advance(time.Second)
+	h.features.ClearActions()
+	f, requeue := h.sync(a)
+	for _, action := range h.features.Actions() {
+		if action.GetVerb() != "get" {
+			t.Fatalf("a Feature created a second ago was written: %v", action)
+		}
+	}
+	if want := DefaultControllerOptions().LivenessWindow - time.Second; requeue != want {
+		t.Fatalf("requeue %v, want the rest of the liveness window %v", requeue, want)
+	}
+	h.advance(requeue)
+	f, _ = h.sync(a)
+	if !meta.IsStatusConditionFalse(f.Status.Conditions, featuresv1alpha1.FeatureConditionKnown) {
+		t.Fatalf("after a liveness window the unreported Feature must be marked Known=False: %+v", f.Status)
+	}
+}
+
+// disagreeingAPIServers returns a harness where apiserver-a (configured
+// off, with a controller) and apiserver-b (configured on, a live lease
+// only) report a Feature that is On.
+func disagreeingAPIServers(t *testing.T) (*harness, *Controller) {
+	h := newHarness(t)
+	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "On", Management: "CommandLine"},
+		Status: featuresv1alpha1.FeatureStatus{State: "On", Uses: []featuresv1alpha1.FeatureUse{
+			{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
+			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
+		}},
+	})
+	a := h.controller("apiserver-a", false)
+	h.renew(a, "apiserver-b")
+	return h, a
+}
+
+// TestControllerHoldsDesiredStateForRecentlyGoneAPIServers: an apiserver
+// that stopped renewing its lease a minute ago still holds its value, so
+// the remaining apiserver's different configuration does not start a
+// transition until the forget window has passed.
+func TestControllerHoldsDesiredStateForRecentlyGoneAPIServers(t *testing.T) {
+	h, a := disagreeingAPIServers(t)
+	h.advance(time.Minute) // apiserver-b stops renewing; it is no longer live
+	f, _ := h.sync(a)
+	if f.Spec.DesiredState != "On" || f.Status.State != "On" ||
+		!meta.IsStatusConditionFalse(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed) {
+		t.Fatalf("a recently gone apiserver must still hold its value: %+v %+v", f.Spec, f.Status)
+	}
+	h.advance(5 * time.Minute)
+	f, _ = h.sync(a)
+	if f.Spec.DesiredState != "Off" {
+		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
+	}
+}
+
+// TestControllerCountsGracefullyStoppedAPIServers: kube-apiserver deletes its
+// identity lease when it shuts down gracefully, a restart included; its
+// configured value still counts for the forget window.
+func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
+	h, a := disagreeingAPIServers(t)
+	lease, exists, err := a.leaseInformer.GetIndexer().GetByKey("kube-system/apiserver-b")
+	if err != nil || !exists {
+		t.Fatalf("no lease of apiserver-b: %v", err)
+	}
+	if err := a.leaseInformer.GetIndexer().Delete(lease); err != nil {
+		t.Fatal(err)
+	}
+	a.leaseDeleted(lease)
+	h.advance(time.Second)
+	if f, _ := h.sync(a); f.Spec.DesiredState != "On" {
+		t.Fatalf("an apiserver that just shut down gracefully must still hold its value: %+v", f.Spec)
+	}
+	h.advance(6 * time.Minute)
+	if f, _ := h.sync(a); f.Spec.DesiredState != "Off" {
+		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
+	}
+}
+
+// TestControllerHoldsDriftCleanupDuringRollout: an apiserver restarted with
+// the gate on while the Feature is Off (a rollout) does not flap the state;
+// if the rollout is reverted, the held cleanup runs.
+func TestControllerHoldsDriftCleanupDuringRollout(t *testing.T) {
+	h := newHarness(t)
+	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Off", Management: "CommandLine"},
+		Status: featuresv1alpha1.FeatureStatus{State: "Off", Uses: []featuresv1alpha1.FeatureUse{
+			{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
+			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
+		}},
+	})
+	a := h.controller("apiserver-a", false)
+	h.renew(a, "apiserver-b")
+	f, _ := h.sync(a)
+	c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionUsesAgree)
+	if f.Status.State != "Off" || c == nil || c.Reason != reasonCleanupHeld || !strings.Contains(c.Message, "kube-apiserver") {
+		t.Fatalf("drift during a rollout must be held and remembered: %+v", f.Status)
+	}
+	// The admin reverts apiserver-b: its enabled entry goes away.
+	f.Status.Uses = []featuresv1alpha1.FeatureUse{{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a", "apiserver-b"}}}
+	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").UpdateStatus(context.Background(), f, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ = h.sync(a)
+	if f.Status.State != "TurningOff" {
+		t.Fatalf("the held cleanup must run once the apiservers agree on Off: %+v", f.Status)
+	}
+}
+
+// countingTask counts its steps and asks to be stepped again in a minute.
+type countingTask struct{ steps *int }
+
+func (countingTask) Name() string        { return "count-steps" }
+func (countingTask) Description() string { return "Counts its steps." }
+func (t countingTask) Step(_ context.Context, _ tasks.Env, _ *featuresv1alpha1.Feature, s featuresv1alpha1.FeatureTask, _ time.Time) (tasks.Outcome, error) {
+	*t.steps++
+	return tasks.Outcome{Checkpoint: fmt.Sprintf("pass %d", *t.steps), RequeueAfter: time.Minute}, nil
+}
+
+// TestControllerHonoursRequeueAfter: the status write of a step brings the
+// Feature straight back through the informer; the task is not stepped again
+// before its RequeueAfter (no write loop), but a reversal's new task is.
+func TestControllerHonoursRequeueAfter(t *testing.T) {
+	steps := 0
+	features.Lifecycles["TestGate"] = features.Lifecycle{OnDisable: []tasks.Task{countingTask{steps: &steps}}}
+	defer delete(features.Lifecycles, "TestGate")
+	h := newHarness(t)
+	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Off", Management: "CommandLine"},
+		Status: featuresv1alpha1.FeatureStatus{State: "TurningOff", Tasks: []featuresv1alpha1.FeatureTask{{Name: "count-steps"}},
+			Uses: []featuresv1alpha1.FeatureUse{{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}}}},
+	})
+	a := h.controller("apiserver-a", false)
+	f, requeue := h.sync(a)
+	if steps != 1 || requeue != time.Minute || f.Status.Tasks[0].Checkpoint != "pass 1" {
+		t.Fatalf("first step: %d steps, requeue %v, %+v", steps, requeue, f.Status.Tasks)
+	}
+	for range 5 {
+		h.advance(time.Second)
+		if _, requeue = h.sync(a); requeue <= 0 || requeue > time.Minute {
+			t.Fatalf("requeue %v while waiting", requeue)
+		}
+	}
+	if steps != 1 {
+		t.Fatalf("the task was stepped %d times within its RequeueAfter", steps)
+	}
+	h.advance(time.Minute)
+	if h.sync(a); steps != 2 {
+		t.Fatalf("after RequeueAfter the task must step again: %d steps", steps)
 	}
 }

@@ -57,16 +57,20 @@ import (
 	_ "k8s.io/featureflags/pkg/apis/features/install"
 	"k8s.io/featureflags/pkg/featurelifecycle"
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	"k8s.io/featureflags/pkg/features"
 	featuresrest "k8s.io/featureflags/pkg/registry/features/rest"
 	"k8s.io/featureflags/plugin/pkg/admission/featurestatus"
 )
 
 // reporterOptions tune how kube-apiserver reports its uses of feature gates,
-// and controllerOptions its lifecycle controller; set from flags.
+// controllerOptions its lifecycle controller and migrationOptions the
+// storage migrations of its tasks; set from flags.
 var (
 	reporterOptions   reportinggate.ReporterOptions
 	controllerOptions = featurelifecycle.DefaultControllerOptions()
+	migrationOptions  = migrator.DefaultOptions()
 )
 
 // NewAPIServerCommand returns the kube-apiserver command: upstream's flags,
@@ -112,7 +116,7 @@ features.k8s.io/v1alpha1.`,
 		if err != nil {
 			return err
 		}
-		if errs := completedOptions.Validate(); len(errs) != 0 {
+		if errs := append(completedOptions.Validate(), migrationOptions.Validate()...); len(errs) != 0 {
 			return utilerrors.NewAggregate(errs)
 		}
 		featureGate.(featuregate.MutableFeatureGate).AddMetrics()
@@ -126,6 +130,7 @@ features.k8s.io/v1alpha1.`,
 	s.Flagz = flagz.NamedFlagSetsReader{FlagSets: namedFlagSets}
 	componentgate.AddFlags(namedFlagSets.FlagSet("feature lifecycle"), &reporterOptions)
 	controllerOptions.AddFlags(namedFlagSets.FlagSet("feature lifecycle"))
+	migrationOptions.AddFlags(namedFlagSets.FlagSet("feature lifecycle"))
 	verflag.AddFlags(namedFlagSets.FlagSet("global"))
 	globalflag.AddGlobalFlags(namedFlagSets.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range namedFlagSets.FlagSets {
@@ -220,6 +225,13 @@ func CreateServerChain(config upstreamapp.CompletedConfig) (*aggregatorapiserver
 			Identity:          kubeAPIServer.ControlPlane.GenericAPIServer.APIServerID,
 			ReporterOptions:   reporterOptions,
 			ControllerOptions: controllerOptions,
+			// Tasks open the resources' own registry stores on the
+			// apiserver's storage, without its watch cache.
+			TaskEnv: tasks.Env{
+				Stores:    migrator.NewStores(config.KubeAPIs.ControlPlane.Generic.RESTOptionsGetter),
+				Migration: migrationOptions,
+				Limiter:   migrator.NewLimiter(migrationOptions),
+			},
 		}
 		if err := kubeAPIServer.ControlPlane.InstallAPIs(provider); err != nil {
 			return nil, fmt.Errorf("installing features.k8s.io: %w", err)

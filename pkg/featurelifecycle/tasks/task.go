@@ -23,7 +23,10 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/client-go/util/flowcontrol"
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 )
 
 // Task is one step of a transition. The controller calls Step on the leader
@@ -36,7 +39,19 @@ type Task interface {
 	// Description says in a sentence what the task does.
 	Description() string
 	// Step does one bounded piece of work.
-	Step(ctx context.Context, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error)
+	Step(ctx context.Context, env Env, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error)
+}
+
+// Env is what the apiserver running a task lends it.
+type Env struct {
+	// Stores opens registry stores on the apiserver's storage (no watch
+	// cache, no HTTP, no admission).
+	Stores migrator.Stores
+	// Migration tunes the storage migrations of ClearFields tasks.
+	Migration migrator.Options
+	// Limiter bounds the writes of all the apiserver's storage migrations
+	// (nil: migrator.SharedLimiter(Migration)).
+	Limiter flowcontrol.RateLimiter
 }
 
 // Outcome is the result of one step of a task.

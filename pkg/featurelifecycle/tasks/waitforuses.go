@@ -49,7 +49,7 @@ func (w WaitForUses) Description() string {
 
 // Step resets the uses the first time (checkpoint empty), waits out the
 // period, then waits for the old value to disappear from the uses.
-func (w WaitForUses) Step(_ context.Context, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error) {
+func (w WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error) {
 	if t.Checkpoint == "" {
 		return Outcome{
 			ResetUses:    true,

@@ -31,13 +31,13 @@ func TestWaitForUses(t *testing.T) {
 	f := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff}}
 	task := Status(w)
 
-	out, err := w.Step(context.Background(), f, task, t0)
+	out, err := w.Step(context.Background(), Env{}, f, task, t0)
 	if err != nil || !out.ResetUses || out.Done || out.Checkpoint != "2026-11-22T12:00:00Z" || out.RequeueAfter != time.Minute {
 		t.Fatalf("first step must reset the uses and wait: %+v %v", out, err)
 	}
 	task.Checkpoint = out.Checkpoint
 
-	out, _ = w.Step(context.Background(), f, task, t0.Add(20*time.Second))
+	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(20*time.Second))
 	if out.Done || out.ResetUses || out.RequeueAfter != 40*time.Second || out.Progress != "20s of 1m0s" {
 		t.Fatalf("within the period it must wait: %+v", out)
 	}
@@ -46,20 +46,20 @@ func TestWaitForUses(t *testing.T) {
 		{Component: "kube-apiserver", Enabled: false, Reporters: []string{"a"}},
 		{Component: "kubelet", Enabled: true, Reporters: []string{"n5", "n1", "n3", "n2"}},
 	}
-	out, _ = w.Step(context.Background(), f, task, t0.Add(2*time.Minute))
+	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(2*time.Minute))
 	if out.Done || !strings.Contains(out.Message, "still reporting enabled=true: kubelet (n1, n2, n3 +1)") {
 		t.Fatalf("an old value held by the kubelet must hold the task: %+v", out)
 	}
 
 	f.Status.Uses = f.Status.Uses[:1]
-	out, _ = w.Step(context.Background(), f, task, t0.Add(3*time.Minute))
+	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(3*time.Minute))
 	if !out.Done {
 		t.Fatalf("no old value left: the task is done: %+v", out)
 	}
 
 	// Turning on, the old value is false.
 	f.Status.State = featuresv1alpha1.FeatureStateTurningOn
-	out, _ = w.Step(context.Background(), f, task, t0.Add(3*time.Minute))
+	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(3*time.Minute))
 	if out.Done || !strings.Contains(out.Message, "enabled=false: kube-apiserver (a)") {
 		t.Fatalf("turning on, a component with the gate off holds the task: %+v", out)
 	}

@@ -94,6 +94,24 @@ func SetConditions(status *featuresv1alpha1.FeatureStatus, generation int64, des
 	set(featuresv1alpha1.FeatureConditionConfigurationAgreed, ok, reason, message)
 }
 
+// SetKnown sets the Known condition: whether a live kube-apiserver knows the
+// gate, with reason and message, keeping lastTransitionTime unless the
+// status changes.
+func SetKnown(status *featuresv1alpha1.FeatureStatus, generation int64, known bool, reason, message string, now metav1.Time) {
+	s := metav1.ConditionFalse
+	if known {
+		s = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+		Type:               featuresv1alpha1.FeatureConditionKnown,
+		Status:             s,
+		ObservedGeneration: generation,
+		LastTransitionTime: now,
+		Reason:             reason,
+		Message:            message,
+	})
+}
+
 // converged computes the Converged condition.
 func converged(status *featuresv1alpha1.FeatureStatus, desired featuresv1alpha1.FeatureDesiredState) (bool, string, string) {
 	state := status.State
@@ -169,9 +187,9 @@ func configurationAgreed(c Configuration, agreed bool) (bool, string, string) {
 		parts = append(parts, fmt.Sprintf("Off on %s", listNames(c.Off)))
 	}
 	if len(parts) == 0 {
-		return true, ReasonAgreed, "no live apiserver reports the gate"
+		return true, ReasonAgreed, "no apiserver reports the gate"
 	}
-	return true, ReasonAgreed, "live apiservers agree: " + strings.Join(parts, "; ")
+	return true, ReasonAgreed, "apiservers agree: " + strings.Join(parts, "; ")
 }
 
 // isTransitional reports whether state is TurningOn or TurningOff.

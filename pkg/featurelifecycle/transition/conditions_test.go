@@ -109,7 +109,7 @@ func TestSetConditions(t *testing.T) {
 			agreed:    true,
 			converged: cond{T, ReasonConverged, "the feature is On and no task is left"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "all uses report enabled=true"},
-			config:    cond{T, ReasonAgreed, "live apiservers agree: On on apiserver-a, apiserver-b"},
+			config:    cond{T, ReasonAgreed, "apiservers agree: On on apiserver-a, apiserver-b"},
 		},
 		{
 			name:      "drift while off",
@@ -119,7 +119,7 @@ func TestSetConditions(t *testing.T) {
 			agreed:    true,
 			converged: cond{T, ReasonConverged, "the feature is Off and no task is left"},
 			usesAgree: cond{F, ReasonUsesDisagree, "kubelet reports enabled=true while the feature is Off"},
-			config:    cond{T, ReasonAgreed, "live apiservers agree: Off on a"},
+			config:    cond{T, ReasonAgreed, "apiservers agree: Off on a"},
 		},
 		{
 			name: "several drifting components",
@@ -129,7 +129,7 @@ func TestSetConditions(t *testing.T) {
 			converged: cond{T, ReasonConverged, "the feature is Off and no task is left"},
 			usesAgree: cond{F, ReasonUsesDisagree, "kube-scheduler, kubelet report enabled=true while the feature is Off"},
 			agreed:    true,
-			config:    cond{T, ReasonAgreed, "no live apiserver reports the gate"},
+			config:    cond{T, ReasonAgreed, "no apiserver reports the gate"},
 		},
 		{
 			name: "transition in progress names the active task",
@@ -154,7 +154,7 @@ func TestSetConditions(t *testing.T) {
 			agreed:    true,
 			converged: cond{F, ReasonTransitionInProgress, "state TurningOn, desired On: active task wait-for-uses (1 of 1): wait until no component reports the old value"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "no use reported"},
-			config:    cond{T, ReasonAgreed, "live apiservers agree: On on apiserver-a, apiserver-b"},
+			config:    cond{T, ReasonAgreed, "apiservers agree: On on apiserver-a, apiserver-b"},
 		},
 		{
 			name:      "transitional state with no task left",
@@ -163,7 +163,7 @@ func TestSetConditions(t *testing.T) {
 			agreed:    true,
 			converged: cond{F, ReasonTransitionInProgress, "state TurningOn, desired On: no task left, the state becomes On next"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "all uses report enabled=true"},
-			config:    cond{T, ReasonAgreed, "no live apiserver reports the gate"},
+			config:    cond{T, ReasonAgreed, "no apiserver reports the gate"},
 		},
 		{
 			name:      "final state with stray tasks is not converged",
@@ -172,7 +172,7 @@ func TestSetConditions(t *testing.T) {
 			agreed:    true,
 			converged: cond{F, ReasonTransitionInProgress, "state On, desired On: active task x (1 of 1)"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "no use reported"},
-			config:    cond{T, ReasonAgreed, "no live apiserver reports the gate"},
+			config:    cond{T, ReasonAgreed, "no apiserver reports the gate"},
 		},
 		{
 			name:      "transition not started",
@@ -182,7 +182,7 @@ func TestSetConditions(t *testing.T) {
 			agreed:    true,
 			converged: cond{F, ReasonWaitingForDesiredState, "state On, desired Off: the transition has not started"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "no use reported"},
-			config:    cond{T, ReasonAgreed, "live apiservers agree: Off on a"},
+			config:    cond{T, ReasonAgreed, "apiservers agree: Off on a"},
 		},
 		{
 			name:      "no desired state yet",

@@ -42,11 +42,13 @@ type Configuration struct {
 	On, Off []string
 }
 
-// ConfigurationOf returns what the live apiservers configure for the gate of
+// ConfigurationOf returns what the given apiservers configure for the gate of
 // f, from the uses of component kube-apiserver in f's status. live lists the
-// identity lease names of the live apiservers; reporters not in it (stopped
-// apiservers whose entries linger until uses is reset) are ignored. A nil f
-// gives the empty Configuration.
+// identity lease names of the apiservers whose configuration counts (the
+// controller passes those seen within its forget window, so an apiserver
+// that crashed a moment ago still holds its value); reporters not in it
+// (apiservers gone for longer, whose entries linger until uses is reset) are
+// ignored. A nil f gives the empty Configuration.
 func ConfigurationOf(f *featuresv1alpha1.Feature, live []string) Configuration {
 	var c Configuration
 	if f == nil || len(live) == 0 {

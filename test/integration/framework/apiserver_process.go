@@ -131,6 +131,11 @@ type APIServerProcess struct {
 // etcd URL and key prefix, with flags appended to the harness's defaults
 // (serving, service accounts, an admin token, RBAC), and waits until it is
 // ready. The process is stopped when the test ends.
+//
+// Upstream derives an apiserver's identity (its identity lease name) from the
+// host name, so every process runs in its own UTS namespace with name as its
+// host name when SeparateHosts is true: processes with different names are
+// different apiservers, and a restarted process keeps its identity.
 func StartAPIServerProcess(t testing.TB, name, etcdPrefix string, flags ...string) *APIServerProcess {
 	t.Helper()
 	dir := t.TempDir()
@@ -176,7 +181,7 @@ func (p *APIServerProcess) Start(t testing.TB) {
 		t.Fatal(err)
 	}
 	p.log = log
-	p.cmd = exec.Command(p.binary, args...)
+	p.cmd = hostCommand(p.Name, p.binary, args...)
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {
@@ -269,6 +274,31 @@ func (p *APIServerProcess) LogTail(n int) string {
 		}
 	}
 	return string(data)
+}
+
+var (
+	separateHostsOnce sync.Once
+	separateHosts     bool
+)
+
+// SeparateHosts reports whether processes can run under their own host
+// names (unshare(1) with a new UTS namespace, which needs root). Without it
+// every apiserver process has this host's name and so the same identity.
+func SeparateHosts() bool {
+	separateHostsOnce.Do(func() {
+		separateHosts = exec.Command("unshare", "--uts", "sh", "-c", `hostname "$0"`, "featureflags-probe").Run() == nil
+	})
+	return separateHosts
+}
+
+// hostCommand runs binary with args under host name host when SeparateHosts,
+// else directly. unshare and sh exec the binary, so the process (and its
+// death signal) stays the same.
+func hostCommand(host, binary string, args ...string) *exec.Cmd {
+	if !SeparateHosts() {
+		return exec.Command(binary, args...)
+	}
+	return exec.Command("unshare", append([]string{"--uts", "sh", "-c", `hostname "$0" && exec "$@"`, host, binary}, args...)...)
 }
 
 func freePort() (int, error) {

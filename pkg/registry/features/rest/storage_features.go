@@ -38,6 +38,7 @@ import (
 	"k8s.io/featureflags/pkg/apis/features"
 	"k8s.io/featureflags/pkg/featurelifecycle"
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
+	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	featurestorage "k8s.io/featureflags/pkg/registry/features/feature/storage"
 )
 
@@ -59,6 +60,8 @@ type RESTStorageProvider struct {
 	ReporterOptions reportinggate.ReporterOptions
 	// ControllerOptions tune the lifecycle controller.
 	ControllerOptions featurelifecycle.ControllerOptions
+	// TaskEnv is what the lifecycle tasks may use (storage for migrations).
+	TaskEnv tasks.Env
 }
 
 // GroupName returns features.k8s.io.
@@ -122,8 +125,15 @@ func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStart
 		if gate, ok := p.FeatureGate.(*reportinggate.Gate); ok && p.Identity != "" {
 			componentgate.StartInBackground(hookContext, gate, hookContext.LoopbackClientConfig, p.Identity, p.ReporterOptions)
 		}
+		if d, ok := p.TaskEnv.Stores.(interface{ Destroy() }); ok {
+			// The tasks' stores hold etcd clients of their own.
+			go func(ctx context.Context) {
+				<-ctx.Done()
+				d.Destroy()
+			}(hookContext)
+		}
 		if p.Identity != "" {
-			controller, err := featurelifecycle.NewController(p.Identity, p.FeatureGate, client, kubeClient, p.ControllerOptions)
+			controller, err := featurelifecycle.NewController(p.Identity, p.FeatureGate, client, kubeClient, p.TaskEnv, p.ControllerOptions)
 			if err != nil {
 				return err
 			}

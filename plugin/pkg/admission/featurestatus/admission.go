@@ -340,9 +340,6 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 	return nil
 }
 
-// isSuperuser says whether u may write all of status: kube-apiserver's
-// loopback identity, which writes state and tasks, and system:masters,
-// which bypasses authorization anyway.
 // validateFeature applies the rules on the Feature itself: known gates in
 // kube-system, and no desiredState through the API for CommandLine Features.
 func (p *Plugin) validateFeature(a admission.Attributes) error {
@@ -373,6 +370,9 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 	return nil
 }
 
+// isSuperuser says whether u may write all of status: kube-apiserver's
+// loopback identity, which writes state and tasks, and system:masters,
+// which bypasses authorization anyway.
 func isSuperuser(u user.Info) bool {
 	if u == nil {
 		return false

@@ -133,6 +133,11 @@ const (
 	// FeatureConditionConfigurationAgreed is False when the live
 	// kube-apiservers are configured with different values of the gate.
 	FeatureConditionConfigurationAgreed = "ConfigurationAgreed"
+	// FeatureConditionKnown is False when no live kube-apiserver knows the
+	// gate: a newer kube-apiserver announced it before a downgrade, or an
+	// upgrade removed the gate. Such a Feature is kept, and deleted once the
+	// apiservers are more minor versions past status.version than they retain.
+	FeatureConditionKnown = "Known"
 )
 
 // Components and bounds of status.uses.

@@ -1,0 +1,422 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package migrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+)
+
+const (
+	// listTimeout bounds the read of one page.
+	listTimeout = time.Minute
+	// writeTimeout bounds the write of one object, with its retries.
+	writeTimeout = 30 * time.Second
+	// maxFailureDetails bounds the failures a FailedObjectsError describes.
+	maxFailureDetails = 3
+	// maxFailureDetailLength bounds the description of one failure.
+	maxFailureDetailLength = 240
+)
+
+// ClearFunc clears, in place, what a feature added to an internal object of
+// the migrated resource and reports whether it changed anything. It must be
+// idempotent and must not fail: it runs on a copy of the listed object, and
+// again on a copy of the current stored object in every write attempt.
+type ClearFunc func(obj runtime.Object) (changed bool)
+
+// Migrator clears fields from every stored object of one resource, a page at
+// a time, through the resource's registry store.
+type Migrator struct {
+	store    Store
+	resource schema.GroupResource
+	clear    ClearFunc
+	opts     Options
+	limiter  flowcontrol.RateLimiter
+}
+
+// New returns a Migrator of resource over store. Options are defaulted with
+// WithDefaults; limiter bounds the writes and is usually shared by all the
+// migrations of an apiserver (nil: SharedLimiter(opts)).
+func New(store Store, resource schema.GroupResource, clear ClearFunc, opts Options, limiter flowcontrol.RateLimiter) *Migrator {
+	if limiter == nil {
+		limiter = SharedLimiter(opts)
+	}
+	return &Migrator{store: store, resource: resource, clear: clear, opts: opts.WithDefaults(), limiter: limiter}
+}
+
+// FailedObjectsError reports the objects of a page that could not be
+// rewritten. Step returns it with an advanced checkpoint: the other objects
+// of the page are done, and a later pass retries the failed ones.
+type FailedObjectsError struct {
+	// Resource is the migrated group-resource.
+	Resource schema.GroupResource
+	// Count is how many objects of the page failed.
+	Count int
+	// Details describe the first few failures, "namespace/name: error".
+	Details []string
+}
+
+// Error names the first few failed objects and why they failed.
+func (e *FailedObjectsError) Error() string {
+	more := ""
+	if n := e.Count - len(e.Details); n > 0 {
+		more = fmt.Sprintf("; and %d more", n)
+	}
+	return fmt.Sprintf("%d %s could not be rewritten (a later pass retries them): %s%s",
+		e.Count, e.Resource.String(), strings.Join(e.Details, "; "), more)
+}
+
+// Step reads the page after cp, clears every listed object that needs it and
+// returns the checkpoint after that page. A page whose continue token is too
+// old (410 Expired) continues from the token the storage offers in the error,
+// or restarts the pass when it offers none. Step on a done checkpoint does
+// nothing; on the end of a pass that had failures it starts another pass.
+//
+// On a *FailedObjectsError the returned checkpoint has advanced past the
+// page: store it. On any other error (listing failed, ctx was cancelled, the
+// rate limiter gave up) the page is not done and Step returns cp unchanged.
+func (m *Migrator) Step(ctx context.Context, cp Checkpoint) (Checkpoint, error) {
+	if cp.Done {
+		return cp, nil
+	}
+	in := cp
+	if cp.Pass == 0 {
+		cp.Pass = 1
+	}
+	if cp.passEnded() {
+		cp = Checkpoint{Pass: cp.Pass + 1}
+	}
+	logger := klog.FromContext(ctx).WithValues("resource", m.resource.String())
+
+	list, err := m.list(ctx, logger, &cp)
+	if err != nil {
+		return in, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return in, fmt.Errorf("reading the list of %s: %w", m.resource.String(), err)
+	}
+	listMeta, err := meta.ListAccessor(list)
+	if err != nil {
+		return in, fmt.Errorf("reading the list of %s: %w", m.resource.String(), err)
+	}
+
+	// Clear a copy of each listed object to find those that need a write;
+	// the write starts from the listed object, unchanged.
+	var dirty []runtime.Object
+	for _, item := range items {
+		if m.clear(item.DeepCopyObject()) {
+			dirty = append(dirty, item)
+		}
+	}
+	t := m.write(ctx, dirty)
+	resource := m.resource.String()
+	objectsChanged.WithLabelValues(resource).Add(float64(t.changed.Load()))
+	objectConflicts.WithLabelValues(resource).Add(float64(t.conflicts.Load()))
+	if err := ctx.Err(); err != nil {
+		return in, err
+	}
+	if t.interrupted != nil {
+		return in, fmt.Errorf("rewriting %s: %w", resource, t.interrupted)
+	}
+	objectsSeen.WithLabelValues(resource).Add(float64(len(items)))
+	objectFailures.WithLabelValues(resource).Add(float64(len(t.failures)))
+	slices.SortFunc(t.failures, func(a, b failure) int { return strings.Compare(a.name, b.name) })
+
+	cp.Pages++
+	cp.Seen += int64(len(items))
+	cp.Total = cp.Seen
+	if r := listMeta.GetRemainingItemCount(); r != nil {
+		cp.Total += *r
+	}
+	cp.Changed += t.changed.Load()
+	cp.Conflicts += t.conflicts.Load()
+	cp.Failed += int64(len(t.failures))
+	for _, f := range t.failures {
+		if len(cp.Failures) < maxFailureNames {
+			cp.Failures = append(cp.Failures, f.name)
+		}
+	}
+	cp.Continue = listMeta.GetContinue()
+	cp.Done = cp.Continue == "" && cp.Failed == 0
+
+	logger.V(2).Info("Migrated a page of stored objects", "pass", cp.Pass, "page", cp.Pages,
+		"listed", len(items), "needClearing", len(dirty), "changed", t.changed.Load(), "unchanged", t.unchanged.Load(),
+		"gone", t.gone.Load(), "conflicts", t.conflicts.Load(), "failed", len(t.failures), "passDone", cp.Continue == "")
+	if cp.Done {
+		logger.Info("Cleared a resource", "passes", cp.Pass, "seen", cp.Seen, "changed", cp.Changed, "conflicts", cp.Conflicts)
+	}
+	if len(t.failures) > 0 {
+		e := &FailedObjectsError{Resource: m.resource, Count: len(t.failures)}
+		for _, f := range t.failures[:min(len(t.failures), maxFailureDetails)] {
+			e.Details = append(e.Details, elide(f.name+": "+f.err.Error(), maxFailureDetailLength))
+		}
+		return cp, e
+	}
+	return cp, nil
+}
+
+// list reads the page after cp.Continue. When the token has expired it
+// continues from the storage's fresh token, or restarts the pass in cp.
+func (m *Migrator) list(ctx context.Context, logger klog.Logger, cp *Checkpoint) (runtime.Object, error) {
+	for range 3 {
+		listCtx, cancel := context.WithTimeout(ctx, listTimeout)
+		list, err := m.store.List(listCtx, &metainternalversion.ListOptions{Limit: m.opts.PageSize, Continue: cp.Continue})
+		cancel()
+		if err == nil {
+			return list, nil
+		}
+		if !apierrors.IsResourceExpired(err) || cp.Continue == "" {
+			return nil, fmt.Errorf("listing %s: %w", m.resource.String(), err)
+		}
+		var status apierrors.APIStatus
+		if errors.As(err, &status) && status.Status().ListMeta.Continue != "" {
+			// The storage compacted past the pass's snapshot: continue
+			// after the same key at the latest revision.
+			logger.V(2).Info("Continue token expired, continuing with the storage's fresh token", "pass", cp.Pass)
+			cp.Continue = status.Status().ListMeta.Continue
+			continue
+		}
+		logger.Info("Continue token expired and the storage offers none, restarting the pass", "pass", cp.Pass)
+		*cp = Checkpoint{Pass: cp.Pass + 1}
+	}
+	return nil, fmt.Errorf("listing %s: the continue token kept expiring", m.resource.String())
+}
+
+// tally counts the outcomes of a page's writes.
+type tally struct {
+	changed, unchanged, gone, conflicts atomic.Int64
+
+	mu          sync.Mutex
+	failures    []failure
+	interrupted error
+}
+
+type failure struct {
+	name string
+	err  error
+}
+
+// write rewrites objs with Options.Workers workers under the rate limiter.
+// When the limiter gives up, no further write starts; those under way finish.
+func (m *Migrator) write(ctx context.Context, objs []runtime.Object) *tally {
+	t := &tally{}
+	if len(objs) == 0 {
+		return t
+	}
+	work := make(chan runtime.Object)
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	var wg sync.WaitGroup
+	for range min(m.opts.Workers, len(objs)) {
+		wg.Go(func() {
+			for obj := range work {
+				if err := m.limiter.Wait(ctx); err != nil {
+					t.mu.Lock()
+					if t.interrupted == nil {
+						t.interrupted = fmt.Errorf("waiting for the migration rate limiter: %w", err)
+					}
+					t.mu.Unlock()
+					stopOnce.Do(func() { close(stop) })
+					continue
+				}
+				m.writeOne(ctx, obj, t)
+			}
+		})
+	}
+feed:
+	for _, obj := range objs {
+		select {
+		case work <- obj:
+		case <-stop:
+			break feed
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	return t
+}
+
+// errNothingToClear aborts an update whose fresh object needs no clearing.
+var errNothingToClear = errors.New("nothing to clear")
+
+// writeOne clears the fresh copy of obj through the store's update path and
+// records the outcome.
+func (m *Migrator) writeOne(ctx context.Context, obj runtime.Object, t *tally) {
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		t.fail(fmt.Sprintf("%T", obj), err)
+		return
+	}
+	namespace, name := accessor.GetNamespace(), accessor.GetName()
+	ctx, cancel := context.WithTimeout(withListedObject(RequestContext(ctx, m.resource, "update", namespace, name), obj), writeTimeout)
+	defer cancel()
+
+	info := &clearInfo{resource: m.resource, name: name, clear: m.clear}
+	out, _, err := m.store.Update(ctx, name, info, forbidCreate(m.resource, name), rest.ValidateAllObjectUpdateFunc,
+		false, &metav1.UpdateOptions{FieldManager: "kube-apiserver-feature-migrator"})
+	if info.attempts > 1 {
+		t.conflicts.Add(int64(info.attempts - 1))
+	}
+	switch {
+	case err == nil:
+		// The store skips a write whose bytes would not change.
+		if a, aerr := meta.Accessor(out); aerr == nil && a.GetResourceVersion() == info.resourceVersion {
+			t.unchanged.Add(1)
+		} else {
+			t.changed.Add(1)
+		}
+	case errors.Is(err, errNothingToClear):
+		t.unchanged.Add(1) // someone else cleared it meanwhile
+	case apierrors.IsNotFound(err):
+		t.gone.Add(1) // deleted meanwhile; never re-created
+	case errors.Is(ctx.Err(), context.Canceled):
+		// The step is being cancelled; Step reports it.
+	default:
+		klog.FromContext(ctx).V(2).Info("Could not clear a stored object", "resource", m.resource.String(),
+			"namespace", namespace, "name", name, "err", err)
+		t.fail(namespacedName(namespace, name), err)
+	}
+}
+
+// RequestContext returns ctx for a call of a registry store on an object of
+// resource outside of an HTTP request: with the namespace, and with the
+// request info the strategies expect (declarative validation reads the API
+// version from it; the group's preferred version is used).
+func RequestContext(ctx context.Context, resource schema.GroupResource, verb, namespace, name string) context.Context {
+	prefix, version := "apis", "v1"
+	if resource.Group == "" {
+		prefix = "api"
+	}
+	if versions := legacyscheme.Scheme.PrioritizedVersionsForGroup(resource.Group); len(versions) > 0 {
+		version = versions[0].Version
+	}
+	info := &genericapirequest.RequestInfo{
+		IsResourceRequest: true,
+		Verb:              verb,
+		APIPrefix:         prefix,
+		APIGroup:          resource.Group,
+		APIVersion:        version,
+		Namespace:         namespace,
+		Resource:          resource.Resource,
+		Name:              name,
+	}
+	return genericapirequest.WithRequestInfo(genericapirequest.WithNamespace(ctx, namespace), info)
+}
+
+// elide shortens s to at most n bytes by cutting out its middle, which keeps
+// both the name of a validation error's field and its reason when its value
+// is long.
+func elide(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const dots = " ... "
+	head := (n - len(dots)) / 2
+	tail := n - len(dots) - head
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	start := len(s) - tail
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[:head] + dots + s[start:]
+}
+
+func (t *tally) fail(name string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.failures = append(t.failures, failure{name: name, err: err})
+}
+
+func namespacedName(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// forbidCreate refuses the creation of an object: a migration only rewrites.
+func forbidCreate(resource schema.GroupResource, name string) rest.ValidateObjectFunc {
+	return func(context.Context, runtime.Object) error {
+		return apierrors.NewNotFound(resource, name)
+	}
+}
+
+// clearInfo is the rest.UpdatedObjectInfo of a migration write: on every
+// attempt it clears a copy of the fresh stored object, so that a write made
+// by someone else meanwhile is kept, never overwritten with stale data.
+type clearInfo struct {
+	resource schema.GroupResource
+	name     string
+	clear    ClearFunc
+
+	// attempts counts calls of UpdatedObject; each beyond the first follows
+	// a conflict. resourceVersion is that of the last fresh object.
+	attempts        int
+	resourceVersion string
+}
+
+var _ rest.UpdatedObjectInfo = &clearInfo{}
+
+// Preconditions returns none: the fresh object is cleared whatever its
+// version or UID.
+func (*clearInfo) Preconditions() *metav1.Preconditions { return nil }
+
+// UpdatedObject returns a cleared copy of old, NotFound when there is no old
+// object, or errNothingToClear when old needs no clearing.
+func (c *clearInfo) UpdatedObject(_ context.Context, old runtime.Object) (runtime.Object, error) {
+	c.attempts++
+	if old == nil {
+		return nil, apierrors.NewNotFound(c.resource, c.name)
+	}
+	accessor, err := meta.Accessor(old)
+	if err != nil {
+		return nil, err
+	}
+	if rv := accessor.GetResourceVersion(); rv == "" || rv == "0" {
+		return nil, apierrors.NewNotFound(c.resource, c.name)
+	}
+	obj := old.DeepCopyObject()
+	if !c.clear(obj) {
+		return nil, errNothingToClear
+	}
+	c.resourceVersion = accessor.GetResourceVersion()
+	return obj, nil
+}

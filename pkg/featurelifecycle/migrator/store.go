@@ -1,0 +1,49 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package migrator rewrites the stored objects of a resource through the
+// resource's own registry store (KEP-3920): it clears the fields a turned-off
+// feature added, page by page, with optimistic concurrency, so a concurrent
+// write is never lost.
+package migrator
+
+import (
+	"context"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/rest"
+)
+
+// Store is the part of a resource's registry store the migrator uses: its
+// own list and update paths (strategy, validation, storage transformers).
+// *genericregistry.Store satisfies it.
+type Store interface {
+	// List lists the stored objects (internal version) a page at a time.
+	List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error)
+	// Update writes an object through the strategy with optimistic concurrency.
+	Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+		updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error)
+}
+
+// Stores opens the registry store of a group-resource on the apiserver's
+// storage, without a watch cache.
+type Stores interface {
+	// Store returns the store of gr, or an error naming gr when it has none.
+	Store(gr schema.GroupResource) (Store, error)
+}

@@ -1,0 +1,323 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	api "k8s.io/kubernetes/pkg/apis/core"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+)
+
+// clearFieldsRetryDelay is how long a ClearFields task waits after a pass
+// over a resource that left objects it could not clear.
+const clearFieldsRetryDelay = 30 * time.Second
+
+// ClearFieldsTask is the ClearFields task kind: it runs the storage migrator
+// over one resource, or over every resource that embeds a pod template, one
+// page per step, until a full pass over each has cleared every object. It
+// implements Inspector: a test harness asks it which resources it clears and
+// whether a stored object still holds what the feature added.
+type ClearFieldsTask struct {
+	name, description string
+	targets           []clearTarget
+	err               error
+}
+
+var (
+	_ Task      = &ClearFieldsTask{}
+	_ Inspector = &ClearFieldsTask{}
+)
+
+// clearTarget is one resource a ClearFieldsTask clears.
+type clearTarget struct {
+	resource schema.GroupResource
+	// clear clears an internal object of resource in place.
+	clear migrator.ClearFunc
+	// accepts reports whether obj is of the type clear takes.
+	accepts func(obj runtime.Object) bool
+}
+
+// ClearFields declares a task that clears, from every stored object of
+// resource, what a feature added: clear takes the resource's internal type
+// (e.g. *apps.StatefulSet for apps.Resource("statefulsets")), clears the
+// fields in place and reports whether it changed anything. A resource the
+// migrator does not support, or a T that is not the resource's internal
+// type, makes Validate and every Step fail with an error saying so.
+func ClearFields[T runtime.Object](name, description string, resource schema.GroupResource, clear func(T) bool) *ClearFieldsTask {
+	c := &ClearFieldsTask{name: name, description: description}
+	accepts := func(obj runtime.Object) bool { _, ok := obj.(T); return ok }
+	switch obj, err := migrator.NewObject(resource); {
+	case clear == nil:
+		c.err = fmt.Errorf("task %s: no clear function", name)
+	case err != nil:
+		c.err = fmt.Errorf("task %s: %w", name, err)
+	case !accepts(obj):
+		c.err = fmt.Errorf("task %s: the clear function takes %s, but %s stores %T",
+			name, reflect.TypeFor[T](), resource.String(), obj)
+	}
+	c.targets = []clearTarget{{
+		resource: resource,
+		accepts:  accepts,
+		clear: func(obj runtime.Object) bool {
+			t, ok := obj.(T)
+			return ok && clear(t)
+		},
+	}}
+	return c
+}
+
+// ClearPodTemplateFields declares a task that clears, from the pod template
+// of every stored object of migrator.PodTemplateResources (in that order),
+// what a feature added to pod specs. Clearing a template changes it: the
+// workload's controller may roll out new pods. Pods themselves are not
+// covered (their spec is mostly immutable).
+func ClearPodTemplateFields(name, description string, clear func(*api.PodSpec) bool) *ClearFieldsTask {
+	c := &ClearFieldsTask{name: name, description: description}
+	if clear == nil {
+		c.err = fmt.Errorf("task %s: no clear function", name)
+	}
+	for _, gr := range migrator.PodTemplateResources() {
+		example, err := migrator.NewObject(gr)
+		if err != nil {
+			c.err = fmt.Errorf("task %s: %w", name, err)
+			continue
+		}
+		kind := reflect.TypeOf(example)
+		c.targets = append(c.targets, clearTarget{
+			resource: gr,
+			accepts:  func(obj runtime.Object) bool { return reflect.TypeOf(obj) == kind },
+			clear: func(obj runtime.Object) bool {
+				spec, ok := migrator.PodTemplateSpec(obj)
+				return ok && clear(spec)
+			},
+		})
+	}
+	return c
+}
+
+// Name returns the task's name.
+func (c *ClearFieldsTask) Name() string { return c.name }
+
+// Description returns the task's description.
+func (c *ClearFieldsTask) Description() string { return c.description }
+
+// Validate returns the error of a bad declaration (unsupported resource,
+// wrong type, no function), or nil.
+func (c *ClearFieldsTask) Validate() error { return c.err }
+
+// Resources returns the group-resources the task clears, in order.
+func (c *ClearFieldsTask) Resources() []schema.GroupResource {
+	grs := make([]schema.GroupResource, 0, len(c.targets))
+	for _, t := range c.targets {
+		grs = append(grs, t.resource)
+	}
+	return grs
+}
+
+// Holds reports whether obj still holds what the feature added: whether the
+// clear function would change a copy of it. obj is an internal object of
+// one of Resources, or a versioned one, which is converted first. An object
+// of any other type holds nothing.
+func (c *ClearFieldsTask) Holds(obj runtime.Object) bool {
+	if obj == nil {
+		return false
+	}
+	for _, t := range c.targets {
+		if t.accepts(obj) {
+			return t.clear(obj.DeepCopyObject())
+		}
+	}
+	for _, t := range c.targets {
+		internal, err := legacyscheme.Scheme.ConvertToVersion(obj, schema.GroupVersion{Group: t.resource.Group, Version: runtime.APIVersionInternal})
+		if err == nil && t.accepts(internal) {
+			return t.clear(internal) // a new object: the conversion copies
+		}
+	}
+	return false
+}
+
+// clearFieldsCheckpoint is the task's checkpoint.
+type clearFieldsCheckpoint struct {
+	// Remaining are the resources that still need a pass without failures,
+	// the one being migrated first.
+	Remaining []string `json:"remaining"`
+	// Migration is the migrator's checkpoint of Remaining[0].
+	Migration migrator.Checkpoint `json:"migration"`
+	// Seen totals the objects of the resources done (their last pass);
+	// Cleared the objects cleared by every finished pass.
+	Seen    int64 `json:"seen,omitempty"`
+	Cleared int64 `json:"cleared,omitempty"`
+	// Retries counts the passes that left objects uncleared.
+	Retries int64 `json:"retries,omitempty"`
+}
+
+func (c *ClearFieldsTask) start() clearFieldsCheckpoint {
+	st := clearFieldsCheckpoint{Remaining: []string{}}
+	for _, t := range c.targets {
+		st.Remaining = append(st.Remaining, t.resource.String())
+	}
+	return st
+}
+
+func (c *ClearFieldsTask) target(resource string) (clearTarget, bool) {
+	for _, t := range c.targets {
+		if t.resource.String() == resource {
+			return t, true
+		}
+	}
+	return clearTarget{}, false
+}
+
+// checkpoint reads the task's checkpoint; an empty or unreadable one starts
+// over (re-clearing is cheap: objects already cleared are not written).
+func (c *ClearFieldsTask) checkpoint(logger klog.Logger, s string) clearFieldsCheckpoint {
+	if s == "" {
+		return c.start()
+	}
+	var st clearFieldsCheckpoint
+	if err := json.Unmarshal([]byte(s), &st); err != nil || st.Remaining == nil {
+		logger.Info("Unreadable ClearFields checkpoint, starting over", "task", c.name, "err", err)
+		return c.start()
+	}
+	// Resources this apiserver does not clear (declared by another
+	// version) are dropped.
+	known := st.Remaining[:0:0]
+	for i, r := range st.Remaining {
+		if _, ok := c.target(r); ok {
+			known = append(known, r)
+		} else if i == 0 {
+			st.Migration = migrator.Checkpoint{}
+		}
+	}
+	st.Remaining = known
+	return st
+}
+
+func (st clearFieldsCheckpoint) encode() string {
+	b, err := json.Marshal(st)
+	if err != nil {
+		panic(err) // strings, integers and a bool always marshal
+	}
+	return string(b)
+}
+
+// Step opens the store of the resource the checkpoint is at, migrates one
+// page and records where it stands. Objects that fail are named in the
+// message and retried by a later pass over their resource, after the other
+// resources; the task is done when every resource had a pass without
+// failures.
+func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, _ time.Time) (Outcome, error) {
+	if c.err != nil {
+		return Outcome{}, c.err
+	}
+	if env.Stores == nil {
+		return Outcome{}, fmt.Errorf("task %s: this kube-apiserver lends no storage to tasks", c.name)
+	}
+	logger := klog.FromContext(ctx).WithValues("task", c.name)
+	st := c.checkpoint(logger, t.Checkpoint)
+	if len(st.Remaining) == 0 {
+		return c.done(st), nil
+	}
+	target, _ := c.target(st.Remaining[0])
+	store, err := env.Stores.Store(target.resource)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("task %s: %w", c.name, err)
+	}
+	if n, ok := store.(interface{ New() runtime.Object }); ok && !target.accepts(n.New()) {
+		return Outcome{}, fmt.Errorf("task %s: the store of %s holds %T, which the clear function does not take",
+			c.name, target.resource.String(), n.New())
+	}
+	m := migrator.New(store, target.resource, target.clear, env.Migration, env.Limiter)
+	cp, err := m.Step(klog.NewContext(ctx, logger), st.Migration)
+	var failed *migrator.FailedObjectsError
+	if err != nil && !errors.As(err, &failed) {
+		return Outcome{}, fmt.Errorf("task %s: %w", c.name, err)
+	}
+	st.Migration = cp
+	progress := c.progress(st, target.resource)
+	out := Outcome{}
+	switch {
+	case cp.Done:
+		st.Seen += cp.Seen
+		st.Cleared += cp.Changed
+		st.Remaining = st.Remaining[1:]
+		st.Migration = migrator.Checkpoint{}
+		if len(st.Remaining) == 0 {
+			return c.done(st), nil
+		}
+		out.Message = fmt.Sprintf("%s cleared: %s", target.resource.String(), cp.Progress())
+	case cp.Continue == "":
+		// The pass is over and left objects uncleared: pass over the other
+		// resources, then over this one again.
+		st.Cleared += cp.Changed
+		st.Retries++
+		st.Remaining = append(st.Remaining[1:], st.Remaining[0])
+		st.Migration = migrator.Checkpoint{}
+		out.RequeueAfter = clearFieldsRetryDelay
+		out.Message = fmt.Sprintf("%d %s could not be cleared in this pass (%s); passing over it again",
+			cp.Failed, target.resource.String(), strings.Join(cp.Failures, ", "))
+		if failed != nil {
+			out.Message += ". Last: " + failed.Error()
+		}
+	case failed != nil:
+		out.Message = failed.Error()
+	case cp.Failed > 0:
+		out.Message = fmt.Sprintf("%d %s could not be cleared so far in this pass (%s); a later pass retries them",
+			cp.Failed, target.resource.String(), strings.Join(cp.Failures, ", "))
+	}
+	out.Checkpoint = st.encode()
+	out.Progress = truncate(progress, maxProgressBytes)
+	out.Message = truncate(out.Message, maxMessageBytes)
+	return out, nil
+}
+
+// progress says where the task stands, e.g.
+// "statefulsets.apps (5/8): 1500/10000 seen, 1200 cleared".
+func (c *ClearFieldsTask) progress(st clearFieldsCheckpoint, resource schema.GroupResource) string {
+	if len(c.targets) == 1 {
+		return fmt.Sprintf("%s: %s", resource.String(), st.Migration.Progress())
+	}
+	return fmt.Sprintf("%s (%d/%d): %s", resource.String(), len(c.targets)-len(st.Remaining)+1, len(c.targets), st.Migration.Progress())
+}
+
+func (c *ClearFieldsTask) done(st clearFieldsCheckpoint) Outcome {
+	names := make([]string, 0, len(c.targets))
+	for _, t := range c.targets {
+		names = append(names, t.resource.String())
+	}
+	slices.Sort(names)
+	return Outcome{
+		Done:       true,
+		Checkpoint: st.encode(),
+		Progress:   truncate(fmt.Sprintf("done: %d seen, %d cleared", st.Seen, st.Cleared), maxProgressBytes),
+		Message:    truncate(fmt.Sprintf("cleared %d of %d stored objects of %s", st.Cleared, st.Seen, strings.Join(names, ", ")), maxMessageBytes),
+	}
+}

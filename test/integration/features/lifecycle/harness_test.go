@@ -1,0 +1,425 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresclient "k8s.io/features/client/clientset/versioned"
+	"k8s.io/features/gatename"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/featureflags/pkg/features"
+	"k8s.io/featureflags/test/integration/framework"
+)
+
+func TestMain(m *testing.M) {
+	framework.EtcdMain(m.Run)
+}
+
+// waitPeriod is WaitForUses' period in the harness: nothing else reports.
+const waitPeriod = 3 * time.Second
+
+// absenceMessage matches what WaitForAbsence asks an admin to delete, e.g.
+// "3 pods in 2 namespaces use clusterTrustBundle volumes: ns/a, ns/b, ...".
+var absenceMessage = regexp.MustCompile(`^\d+ \S+ (?:in \d+ namespaces? )?uses? .*?: (.*)$`)
+
+// TestOnUseOff is the on -> use -> off harness of the lifecycle registry:
+// for every registered gate, with no test code of its own, it starts our
+// kube-apiserver with the gate on, creates the gate's fixture, restarts the
+// apiserver with the gate off, waits for the Feature to reach Off (deleting
+// what WaitForAbsence tasks ask for, as an admin would, and opting in to
+// opt-in tasks), reads every stored object directly from etcd and checks
+// that no task still finds what the feature added; then turns the gate on
+// again and checks that the feature works. All gates go through it at once.
+func TestOnUseOff(t *testing.T) {
+	ctx := context.Background()
+	gates := registeredGates()
+	fixtures := map[featuregate.Feature][]*unstructured.Unstructured{}
+	for _, g := range gates {
+		objs, err := Load(Dir(), g)
+		if err != nil {
+			t.Errorf("registration %s: %v (add pkg/features/testdata/lifecycle/%s, see its README.md)", g, err, g)
+			continue
+		}
+		fixtures[g] = objs
+	}
+	dirs, err := Gates(Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if _, ok := features.Lifecycles[d]; !ok {
+			t.Errorf("fixture %s has no registration in pkg/features.Lifecycles", d)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+
+	prefix := framework.SharedEtcd().Prefix
+	apiserver := framework.StartAPIServerProcess(t, "lifecycle", prefix, flags(gates, true)...)
+	config := apiserver.ClientConfig()
+	admin := featuresclient.NewForConfigOrDie(config)
+	dyn := dynamic.NewForConfigOrDie(config)
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(config)))
+
+	for _, g := range gates {
+		for _, obj := range fixtures[g] {
+			create(t, dyn, mapper, obj)
+		}
+	}
+	// An admin opts in to the opt-in tasks before turning the gates off.
+	for _, g := range gates {
+		var optIn []string
+		for _, task := range features.Lifecycles[g].OnDisable {
+			if tasks.IsOptIn(task) {
+				optIn = append(optIn, task.Name())
+			}
+		}
+		if len(optIn) > 0 {
+			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, tasks.OptInAnnotation, strings.Join(optIn, ","))
+			if _, err := admin.FeaturesV1alpha1().Features("kube-system").Patch(ctx, gatename.ObjectName(string(g)), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+				t.Fatalf("opting in to %v of %s: %v", optIn, g, err)
+			}
+		}
+	}
+	// Every task must find what its fixture stored, or the fixture does not
+	// exercise the feature.
+	stored := readEtcd(t, prefix)
+	for _, g := range gates {
+		for _, task := range features.Lifecycles[g].OnDisable {
+			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
+				t.Errorf("%s: task %s finds nothing in the stored fixture; the fixture must use the feature", g, task.Name())
+			}
+		}
+	}
+	if t.Failed() {
+		return
+	}
+
+	// Off: every Feature reaches Off; delete what WaitForAbsence asks for.
+	apiserver.Restart(t, flags(gates, false)...)
+	start := time.Now()
+	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
+		deleteWhatIsAskedFor(t, dyn, mapper, f)
+	})
+	t.Logf("every registered Feature reached Off %.1fs after the apiserver restarted with the gates off (wait period %s)", time.Since(start).Seconds(), waitPeriod)
+
+	stored = readEtcd(t, prefix)
+	for _, g := range gates {
+		for _, task := range features.Lifecycles[g].OnDisable {
+			in, ok := task.(tasks.Inspector)
+			if !ok {
+				continue
+			}
+			if left := holding(stored, in); len(left) > 0 {
+				t.Errorf("%s is Off but etcd still holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+			}
+		}
+	}
+	// Control objects survive untouched.
+	for _, g := range gates {
+		for _, obj := range fixtures[g] {
+			if IsControl(obj) {
+				if _, err := get(ctx, dyn, mapper, obj); err != nil {
+					t.Errorf("%s: control object %s %s/%s: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+				}
+			}
+		}
+	}
+
+	// On again: the Features reach On and the features work: the fixture's
+	// objects are accepted again and stored with what the feature adds.
+	apiserver.Restart(t, flags(gates, true)...)
+	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOn, nil)
+	for _, g := range gates {
+		for _, obj := range fixtures[g] {
+			if obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount" {
+				continue
+			}
+			if err := dynamicDelete(ctx, dyn, mapper, obj); err != nil {
+				t.Fatal(err)
+			}
+			create(t, dyn, mapper, obj)
+		}
+	}
+	stored = readEtcd(t, prefix)
+	for _, g := range gates {
+		for _, task := range features.Lifecycles[g].OnDisable {
+			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
+				t.Errorf("%s is On again but its fixture no longer stores what task %s looks for", g, task.Name())
+			}
+		}
+	}
+}
+
+// registeredGates returns the gates of the lifecycle registry, sorted.
+func registeredGates() []featuregate.Feature {
+	var gates []featuregate.Feature
+	for g := range features.Lifecycles {
+		gates = append(gates, g)
+	}
+	slices.Sort(gates)
+	return gates
+}
+
+// flags turns every registered gate on (with what it depends on) or off.
+func flags(gates []featuregate.Feature, on bool) []string {
+	values := map[featuregate.Feature]bool{"FeatureLifecycle": true}
+	for _, g := range gates {
+		if on {
+			for _, d := range WithDependencies(utilfeature.DefaultFeatureGate, g) {
+				if spec, ok := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()[d]; ok && !spec.LockToDefault {
+					values[d] = true
+				}
+			}
+		}
+		values[g] = on
+	}
+	var list []string
+	for g, v := range values {
+		list = append(list, fmt.Sprintf("%s=%t", g, v))
+	}
+	slices.Sort(list)
+	return []string{"--feature-gates=" + strings.Join(list, ","),
+		"--runtime-config=features.k8s.io/v1alpha1=true",
+		"--feature-lifecycle-wait-for-uses-period=" + waitPeriod.String()}
+}
+
+// waitForStates waits until every gate's Feature is converged in state,
+// calling each(f) on the Features that are not yet.
+func waitForStates(t *testing.T, admin featuresclient.Interface, gates []featuregate.Feature, state featuresv1alpha1.FeatureState, each func(*featuresv1alpha1.Feature)) {
+	t.Helper()
+	pending := map[featuregate.Feature]*featuresv1alpha1.Feature{}
+	err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		clear(pending)
+		for _, g := range gates {
+			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
+			if err != nil {
+				pending[g] = nil
+				continue
+			}
+			if f.Status.State == state && string(f.Spec.DesiredState) == string(state) &&
+				meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
+				continue
+			}
+			pending[g] = f
+			if each != nil {
+				each(f)
+			}
+		}
+		return len(pending) == 0, nil
+	})
+	if err != nil {
+		for g, f := range pending {
+			if f == nil {
+				t.Errorf("%s: no Feature", g)
+				continue
+			}
+			t.Errorf("%s did not reach %s: desired %s, state %s, tasks %+v", g, state, f.Spec.DesiredState, f.Status.State, f.Status.Tasks)
+		}
+		t.FailNow()
+	}
+}
+
+// deleteWhatIsAskedFor deletes, as an admin would, the objects the active
+// WaitForAbsence task of f names in its message.
+func deleteWhatIsAskedFor(t *testing.T, dyn dynamic.Interface, mapper meta.RESTMapper, f *featuresv1alpha1.Feature) {
+	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) == 0 {
+		return
+	}
+	active := f.Status.Tasks[0]
+	m := absenceMessage.FindStringSubmatch(active.Message)
+	if m == nil {
+		return
+	}
+	var resource schema.GroupResource
+	for _, task := range features.Lifecycles[featuregate.Feature(f.Spec.Gate)].OnDisable {
+		if in, ok := task.(tasks.Inspector); ok && task.Name() == active.Name {
+			resource = in.Resources()[0]
+		}
+	}
+	gvr, err := mapper.ResourceFor(resource.WithVersion(""))
+	if err != nil {
+		t.Errorf("task %s asks to delete %s: %v", active.Name, resource, err)
+		return
+	}
+	for _, name := range strings.Split(m[1], ", ") {
+		ns, n, ok := strings.Cut(name, "/")
+		if !ok { // the closing "..." of a long list
+			continue
+		}
+		err := dyn.Resource(gvr).Namespace(ns).Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0))})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting %s %s/%s as task %s asks: %v", resource, ns, n, active.Name, err)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// storedObject is an object read from etcd, decoded to its internal type.
+type storedObject struct {
+	key      string
+	resource schema.GroupResource
+	obj      runtime.Object
+}
+
+// readEtcd reads every key under prefix directly from etcd and decodes the
+// objects of the resources the migrator supports into internal objects.
+func readEtcd(t *testing.T, prefix string) []storedObject {
+	t.Helper()
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{framework.EtcdURL()}, DialTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = client.Close() }()
+	// kube-apiserver keys objects under "/" + --etcd-prefix.
+	resp, err := client.Get(context.Background(), path.Join("/", prefix)+"/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[schema.GroupKind]schema.GroupResource{}
+	for _, gr := range migrator.SupportedResources() {
+		obj, err := migrator.NewObject(gr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gvks, _, err := legacyscheme.Scheme.ObjectKinds(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[gvks[0].GroupKind()] = gr
+	}
+	decoder := legacyscheme.Codecs.UniversalDecoder()
+	var out []storedObject
+	for _, kv := range resp.Kvs {
+		obj, gvk, err := decoder.Decode(kv.Value, nil, nil)
+		if err != nil || gvk == nil {
+			continue // not a built-in object of the legacy scheme
+		}
+		if gr, ok := kinds[gvk.GroupKind()]; ok {
+			out = append(out, storedObject{key: string(kv.Key), resource: gr, obj: obj})
+		}
+	}
+	return out
+}
+
+// holding returns the keys of the stored objects in in's resources that in
+// finds what the feature added in.
+func holding(stored []storedObject, in tasks.Inspector) []string {
+	var keys []string
+	for _, s := range stored {
+		if slices.Contains(in.Resources(), s.resource) && in.Holds(s.obj) {
+			keys = append(keys, s.key)
+		}
+	}
+	return keys
+}
+
+// resourceOf maps obj's kind to its resource.
+func resourceOf(mapper meta.RESTMapper, obj *unstructured.Unstructured) (schema.GroupVersionResource, bool, error) {
+	gvk := obj.GroupVersionKind()
+	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return schema.GroupVersionResource{}, false, err
+	}
+	return m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+func resourceClient(dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	gvr, namespaced, err := resourceOf(mapper, obj)
+	if err != nil {
+		return nil, err
+	}
+	if namespaced {
+		return dyn.Resource(gvr).Namespace(obj.GetNamespace()), nil
+	}
+	return dyn.Resource(gvr), nil
+}
+
+// create creates a copy of a fixture object; an existing Namespace or
+// ServiceAccount is fine.
+func create(t *testing.T, dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) {
+	t.Helper()
+	client, err := resourceClient(dyn, mapper, obj)
+	if err != nil {
+		t.Fatalf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
+	}
+	_, err = client.Create(context.Background(), obj.DeepCopy(), metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) && (obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount") {
+		return
+	}
+	if err != nil {
+		t.Fatalf("creating fixture %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+	}
+}
+
+func get(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	client, err := resourceClient(dyn, mapper, obj)
+	if err != nil {
+		return nil, err
+	}
+	return client.Get(ctx, obj.GetName(), metav1.GetOptions{})
+}
+
+// dynamicDelete deletes obj at once and waits until it is gone.
+func dynamicDelete(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) error {
+	client, err := resourceClient(dyn, mapper, obj)
+	if err != nil {
+		return err
+	}
+	policy := metav1.DeletePropagationBackground
+	if err := client.Delete(ctx, obj.GetName(), metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0)), PropagationPolicy: &policy}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+}

@@ -1,0 +1,350 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresclient "k8s.io/features/client/clientset/versioned"
+	"k8s.io/features/gatename"
+
+	"k8s.io/featureflags/test/integration/framework"
+)
+
+// Timing of the multi-apiserver test: a wait period long enough to kill the
+// leader in the middle of WaitForUses, and a liveness window just above the
+// identity leases' 10 s renewal, so that failover is quick.
+const (
+	multiWaitPeriod     = 20 * time.Second
+	multiLivenessWindow = 15 * time.Second
+)
+
+func multiFlags(value string) []string {
+	return []string{"--feature-gates=FeatureLifecycle=true," + transitionGate + "=" + value,
+		"--runtime-config=features.k8s.io/v1alpha1=true",
+		"--feature-lifecycle-wait-for-uses-period=" + multiWaitPeriod.String(),
+		"--feature-lifecycle-liveness-window=" + multiLivenessWindow.String()}
+}
+
+// identityOf returns the identity (lease name) of the apiserver whose host
+// name is host.
+func identityOf(t *testing.T, kube kubernetes.Interface, host string) string {
+	t.Helper()
+	var id string
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		leases, err := kube.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{
+			LabelSelector: "apiserver.kubernetes.io/identity=kube-apiserver,kubernetes.io/hostname=" + host})
+		if err != nil || len(leases.Items) != 1 {
+			return false, nil
+		}
+		id = leases.Items[0].Name
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("no identity lease for host %s", host)
+	}
+	return id
+}
+
+// leaderGauge returns apiserver_feature_lifecycle_leader{feature=key} of the
+// apiserver behind config, and whether the series exists.
+func leaderGauge(ctx context.Context, config *restclient.Config, key string) (float64, bool, error) {
+	body, err := kubernetes.NewForConfigOrDie(config).CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	prefix := fmt.Sprintf("apiserver_feature_lifecycle_leader{feature=%q} ", key)
+	sc := bufio.NewScanner(strings.NewReader(string(body)))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), prefix); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil, err
+		}
+	}
+	return 0, false, nil
+}
+
+// leaderOf waits until exactly one of the apiservers reports leading key
+// and returns its index.
+func leaderOf(t *testing.T, servers []*framework.APIServerProcess, key string, timeout time.Duration) int {
+	t.Helper()
+	found := -1
+	err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		found = -1
+		for i, s := range servers {
+			if s == nil {
+				continue
+			}
+			v, _, err := leaderGauge(ctx, s.ClientConfig(), key)
+			if err != nil {
+				return false, nil
+			}
+			if v == 1 {
+				if found >= 0 {
+					return false, nil
+				}
+				found = i
+			}
+		}
+		return found >= 0, nil
+	})
+	if err != nil {
+		t.Fatalf("no single leader of %s: %v", key, err)
+	}
+	return found
+}
+
+func condition(f *featuresv1alpha1.Feature, condType string) *metav1.Condition {
+	return meta.FindStatusCondition(f.Status.Conditions, condType)
+}
+
+// TestMultipleAPIServers runs three of our kube-apiservers as separate
+// processes (each its own host, so its own identity) against one etcd:
+//
+//   - a rolling flag change through the three apiservers moves the Feature
+//     exactly once, On -> TurningOff -> Off, and back On -> ... without
+//     flapping, holding ConfigurationAgreed=False in between;
+//   - the leader is killed in the middle of WaitForUses; another apiserver
+//     takes over and finishes from the checkpoint, without resetting uses again;
+//   - a Feature whose gate only a "newer" apiserver knows is never led by
+//     ours while the newer one is live; once it is gone, ours keep it and mark
+//     it Known=False, and delete a Feature more than 3 minor versions old.
+func TestMultipleAPIServers(t *testing.T) {
+	if !framework.SeparateHosts() {
+		t.Skip("needs unshare(1) with UTS namespaces (root) so that each apiserver process has its own identity")
+	}
+	prefix := framework.SharedEtcd().Prefix
+	hosts := []string{"apiserver-a", "apiserver-b", "apiserver-c"}
+	servers := make([]*framework.APIServerProcess, len(hosts))
+	for i, h := range hosts {
+		servers[i] = framework.StartAPIServerProcess(t, h, prefix, multiFlags("true")...)
+	}
+	admin := featuresclient.NewForConfigOrDie(servers[0].ClientConfig())
+	kube := kubernetes.NewForConfigOrDie(servers[0].ClientConfig())
+	ids := make([]string, len(hosts))
+	for i, h := range hosts {
+		ids[i] = identityOf(t, kube, h)
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
+		t.Fatalf("the apiservers must have distinct identities: %v", ids)
+	}
+	name := gatename.ObjectName(transitionGate)
+	key := "kube-system/" + name
+	waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	states := recordStates(t, admin, name)
+
+	t.Run("unknown gates", func(t *testing.T) { testUnknownGates(t, servers, ids) })
+
+	// Roll the gate off through the apiservers, one at a time.
+	for i := range servers[:2] {
+		rollOne(t, admin, servers[i], ids[i], "false", featuresv1alpha1.FeatureStateOn)
+	}
+	servers[2].Restart(t, multiFlags("false")...)
+
+	// The transition starts; kill its leader in the middle of WaitForUses.
+	var reset metav1.Time
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+		if err != nil || f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Checkpoint == "" {
+			return false, nil
+		}
+		reset = *f.Status.UsesResetTime
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("the Feature did not enter TurningOff once every apiserver was off: %v", err)
+	}
+	old := leaderOf(t, servers, key, 30*time.Second)
+	t.Logf("killing the leader %s (%s) during WaitForUses", hosts[old], ids[old])
+	killed := time.Now()
+	servers[old].Kill()
+	rest := slices.Clone(servers)
+	rest[old] = nil
+	next := leaderOf(t, rest, key, time.Minute)
+	failover := time.Since(killed)
+	t.Logf("leader failover: %s took over %.1fs after %s was killed (liveness window %s)", hosts[next], failover.Seconds(), hosts[old], multiLivenessWindow)
+	admin = featuresclient.NewForConfigOrDie(servers[next].ClientConfig())
+	f := waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
+	if !f.Status.UsesResetTime.Equal(&reset) {
+		t.Fatalf("the new leader must resume WaitForUses from its checkpoint, not reset uses again: reset %v, now %v", reset, f.Status.UsesResetTime)
+	}
+	t.Logf("converged to Off %.1fs after the kill, %.1fs after the uses reset (wait period %s)",
+		time.Since(killed).Seconds(), time.Since(reset.Time).Seconds(), multiWaitPeriod)
+	servers[old].Start(t)
+
+	// Roll it back on.
+	for i := range servers[:2] {
+		rollOne(t, admin, servers[i], ids[i], "true", featuresv1alpha1.FeatureStateOff)
+	}
+	servers[2].Restart(t, multiFlags("true")...)
+	ready := time.Now()
+	waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	t.Logf("rolled back on: converged to On %.1fs after the last apiserver was ready (wait period %s)", time.Since(ready).Seconds(), multiWaitPeriod)
+	time.Sleep(500 * time.Millisecond)
+	want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOff,
+		featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateOn}
+	if got := states.get(); !slices.Equal(got, want) {
+		t.Fatalf("states %v, want exactly %v (no flapping)", got, want)
+	}
+}
+
+// rollOne restarts one apiserver of several with the gate set to value and
+// checks that the Feature holds still: ConfigurationAgreed=False names the
+// restarted apiserver while desired state and state stay at held.
+func rollOne(t *testing.T, admin featuresclient.Interface, server *framework.APIServerProcess, id, value string, held featuresv1alpha1.FeatureState) {
+	t.Helper()
+	name := gatename.ObjectName(transitionGate)
+	server.Restart(t, multiFlags(value)...)
+	var f *featuresv1alpha1.Feature
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if f, err = admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		c := condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed)
+		return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, id), nil
+	})
+	if err != nil {
+		t.Fatalf("after restarting %s with %s=%s, ConfigurationAgreed must be False naming it: %+v", server.Name, transitionGate, value, f)
+	}
+	if string(f.Spec.DesiredState) != string(held) || f.Status.State != held {
+		t.Fatalf("while the apiservers disagree nothing may move: %+v %+v", f.Spec, f.Status)
+	}
+	t.Logf("%s restarted with %s=%s: held %s, %s", server.Name, transitionGate, value, held,
+		condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed).Message)
+}
+
+// testUnknownGates: a Feature of a gate only a "newer" apiserver knows (its
+// identity lease renewed by the test, its uses reported under it).
+func testUnknownGates(t *testing.T, servers []*framework.APIServerProcess, ids []string) {
+	ctx := context.Background()
+	adminConfig := servers[0].ClientConfig()
+	kube := kubernetes.NewForConfigOrDie(adminConfig)
+	// Only kube-apiserver's loopback identity may create Features of gates
+	// it does not know in kube-system: act as the newer apiserver would.
+	asAPIServer := restclient.CopyConfig(adminConfig)
+	asAPIServer.Impersonate = restclient.ImpersonationConfig{UserName: "system:apiserver", Groups: []string{"system:masters"}}
+	newer := featuresclient.NewForConfigOrDie(asAPIServer)
+
+	const newerID = "apiserver-newer"
+	renew := func() {
+		now := metav1.NewMicroTime(time.Now())
+		lease := &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: newerID, Namespace: "kube-system",
+				Labels: map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver"}},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(newerID), LeaseDurationSeconds: ptr.To[int32](3600), RenewTime: &now},
+		}
+		if _, err := kube.CoordinationV1().Leases("kube-system").Create(ctx, lease, metav1.CreateOptions{}); err == nil {
+			return
+		}
+		current, err := kube.CoordinationV1().Leases("kube-system").Get(ctx, newerID, metav1.GetOptions{})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		current.Spec.RenewTime = &now
+		if _, err := kube.CoordinationV1().Leases("kube-system").Update(ctx, current, metav1.UpdateOptions{}); err != nil {
+			t.Error(err)
+		}
+	}
+	renew()
+
+	create := func(gate, version string) *featuresv1alpha1.Feature {
+		f, err := newer.FeaturesV1alpha1().Features("kube-system").Create(ctx, &featuresv1alpha1.Feature{
+			ObjectMeta: metav1.ObjectMeta{Name: gatename.ObjectName(gate)},
+			Spec:       featuresv1alpha1.FeatureSpec{Gate: gate, DesiredState: featuresv1alpha1.FeatureDesiredStateOn},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Status = featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateOn, Version: version, PreRelease: featuresv1alpha1.FeaturePreReleaseAlpha,
+			Default: ptr.To(false), Uses: []featuresv1alpha1.FeatureUse{{Component: featuresv1alpha1.APIServerComponent, Enabled: true,
+				Reporters: []string{newerID}, FirstReportTime: metav1.Now()}}}
+		if f, err = newer.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	future := create("FeatureFromTheFuture", "1.37")
+	ancient := create("FeatureFromThePast", "1.32")
+
+	// While the newer apiserver is live and reports the gates, none of ours
+	// leads them or writes to them.
+	deadline := time.Now().Add(multiLivenessWindow)
+	for time.Now().Before(deadline) {
+		renew()
+		time.Sleep(2 * time.Second)
+	}
+	for _, f := range []*featuresv1alpha1.Feature{future, ancient} {
+		got, err := newer.FeaturesV1alpha1().Features("kube-system").Get(ctx, f.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ResourceVersion != f.ResourceVersion {
+			t.Fatalf("an apiserver that does not know %s wrote its Feature: %+v", f.Spec.Gate, got.Status)
+		}
+		for i, s := range servers {
+			if v, _, err := leaderGauge(ctx, s.ClientConfig(), "kube-system/"+f.Name); err != nil || v != 0 {
+				t.Fatalf("%s (%s) leads %s, a gate it does not know (gauge %v, err %v)", s.Name, ids[i], f.Spec.Gate, v, err)
+			}
+		}
+	}
+
+	// The newer apiserver goes away: ours keep and mark the newer Feature and
+	// delete the one more than 3 minor versions behind them.
+	start := time.Now()
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := newer.FeaturesV1alpha1().Features("kube-system").Get(ctx, future.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		c := condition(got, featuresv1alpha1.FeatureConditionKnown)
+		return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "newer"), nil
+	})
+	if err != nil {
+		t.Fatalf("the Feature of a newer gate must be kept and marked Known=False: %v", err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := newer.FeaturesV1alpha1().Features("kube-system").Get(ctx, ancient.Name, metav1.GetOptions{})
+		return err != nil && strings.Contains(err.Error(), "not found"), nil
+	})
+	if err != nil {
+		t.Fatalf("a Feature 4 minor versions behind that nobody knows must be deleted: %v", err)
+	}
+	t.Logf("unknown Features marked and retired %.1fs after the newer apiserver stopped renewing (liveness window %s)",
+		time.Since(start).Seconds(), multiLivenessWindow)
+	if err := kube.CoordinationV1().Leases("kube-system").Delete(ctx, newerID, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
