@@ -19,6 +19,7 @@ package migrator_test
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,24 +53,52 @@ func clearMinReadySeconds(obj runtime.Object) bool {
 	return true
 }
 
-// BenchmarkMigrateStatefulSets measures, against one embedded etcd, the
-// migrator clearing a field from b.N StatefulSets ("ours": list, strategy,
-// validation and compare-and-put through the registry store, with
-// benchWorkers writers) and raw etcd Puts of b.N values of the same size with
-// the same concurrency ("upstream"). One op is one object; hack/bench-ratios.sh
-// prints ours/upstream of ns/op, i.e. raw puts per second over objects
-// migrated per second. It runs against upstream's test etcd, which does not
-// fsync (so etcd and the apiserver share the CPU and nothing else), and
-// against one that fsyncs, as in production.
+// BenchmarkMigrateStatefulSets measures, against one etcd, the migrator
+// clearing a field from b.N StatefulSets ("ours": list, strategy, validation
+// and compare-and-put through the registry store, with benchWorkers writers)
+// and raw etcd Puts of b.N values of the same size with the same concurrency
+// ("upstream"). One op is one object; hack/bench-ratios.sh prints ours/upstream
+// of ns/op, i.e. raw puts per second over objects migrated per second.
+//
+// It runs in two topologies, each without and with fsync:
+//
+//   - embedded: etcd inside the benchmark's process, as upstream's test etcd.
+//     etcd and the apiserver side share every core, so each microsecond the
+//     apiserver spends on an object (decoding, strategy, validation,
+//     encoding) is taken from etcd.
+//   - etcd-process: etcd as its own process, the binary hack/install-etcd.sh
+//     builds, computing on one core (GOMAXPROCS=1), while the benchmark
+//     computes on one core, as in production, where etcd runs on machines of
+//     its own and the apiserver's CPU does not slow it down. It needs two
+//     cores.
 func BenchmarkMigrateStatefulSets(b *testing.B) {
+	process := func(fsync bool) func(testing.TB) *migratortest.Etcd {
+		return func(tb testing.TB) *migratortest.Etcd {
+			return migratortest.StartEtcdProcess(tb, migratortest.EtcdProcessOptions{Fsync: fsync, GOMAXPROCS: 1})
+		}
+	}
 	for _, c := range []struct {
 		name  string
 		start func(testing.TB) *migratortest.Etcd
+		// cores bounds the benchmark's own GOMAXPROCS (0: unchanged).
+		cores int
 	}{
-		{fmt.Sprintf("workers=%d", benchWorkers), migratortest.StartEtcd},
-		{fmt.Sprintf("workers=%d,fsync", benchWorkers), migratortest.StartDurableEtcd},
+		{name: fmt.Sprintf("workers=%d", benchWorkers), start: migratortest.StartEtcd},
+		{name: fmt.Sprintf("workers=%d,fsync", benchWorkers), start: migratortest.StartDurableEtcd},
+		{name: fmt.Sprintf("workers=%d,etcd-process", benchWorkers), start: process(false), cores: 1},
+		{name: fmt.Sprintf("workers=%d,fsync,etcd-process", benchWorkers), start: process(true), cores: 1},
 	} {
+		if c.cores > 0 && goruntime.NumCPU() < 2*c.cores {
+			b.Logf("%s: skipped, it needs %d cores and there are %d", c.name, 2*c.cores, goruntime.NumCPU())
+			continue
+		}
 		e := c.start(b)
+		if c.cores > 0 {
+			previous := goruntime.GOMAXPROCS(c.cores)
+			benchmarkMigrate(b, e, c.name)
+			goruntime.GOMAXPROCS(previous)
+			continue
+		}
 		benchmarkMigrate(b, e, c.name)
 	}
 }

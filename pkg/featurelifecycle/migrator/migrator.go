@@ -49,12 +49,17 @@ const (
 	maxFailureDetails = 3
 	// maxFailureDetailLength bounds the description of one failure.
 	maxFailureDetailLength = 240
+	// listChunk bounds the objects one list reads: a larger page is read in
+	// several lists, each while the objects of the previous one are being
+	// written, so that writing does not stop while a page is read.
+	listChunk = 100
 )
 
 // ClearFunc clears, in place, what a feature added to an internal object of
 // the migrated resource and reports whether it changed anything. It must be
 // idempotent and must not fail: it runs on a copy of the listed object, and
-// again on a copy of the current stored object in every write attempt.
+// again on a copy of the current stored object in every write attempt after
+// a conflict.
 type ClearFunc func(obj runtime.Object) (changed bool)
 
 // Migrator clears fields from every stored object of one resource, a page at
@@ -121,28 +126,18 @@ func (m *Migrator) Step(ctx context.Context, cp Checkpoint) (Checkpoint, error) 
 	}
 	logger := klog.FromContext(ctx).WithValues("resource", m.resource.String())
 
-	list, err := m.list(ctx, logger, &cp)
+	t := &tally{stop: make(chan struct{})}
+	work := make(chan pending, listChunk)
+	var wg sync.WaitGroup
+	for range max(m.opts.Workers, 1) {
+		wg.Go(func() { m.work(ctx, work, t) })
+	}
+	read, err := m.read(ctx, logger, &cp, work, t)
+	close(work)
+	wg.Wait()
 	if err != nil {
 		return in, err
 	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return in, fmt.Errorf("reading the list of %s: %w", m.resource.String(), err)
-	}
-	listMeta, err := meta.ListAccessor(list)
-	if err != nil {
-		return in, fmt.Errorf("reading the list of %s: %w", m.resource.String(), err)
-	}
-
-	// Clear a copy of each listed object to find those that need a write;
-	// the write starts from the listed object, unchanged.
-	var dirty []runtime.Object
-	for _, item := range items {
-		if m.clear(item.DeepCopyObject()) {
-			dirty = append(dirty, item)
-		}
-	}
-	t := m.write(ctx, dirty)
 	resource := m.resource.String()
 	objectsChanged.WithLabelValues(resource).Add(float64(t.changed.Load()))
 	objectConflicts.WithLabelValues(resource).Add(float64(t.conflicts.Load()))
@@ -152,15 +147,15 @@ func (m *Migrator) Step(ctx context.Context, cp Checkpoint) (Checkpoint, error) 
 	if t.interrupted != nil {
 		return in, fmt.Errorf("rewriting %s: %w", resource, t.interrupted)
 	}
-	objectsSeen.WithLabelValues(resource).Add(float64(len(items)))
+	objectsSeen.WithLabelValues(resource).Add(float64(read.seen))
 	objectFailures.WithLabelValues(resource).Add(float64(len(t.failures)))
 	slices.SortFunc(t.failures, func(a, b failure) int { return strings.Compare(a.name, b.name) })
 
 	cp.Pages++
-	cp.Seen += int64(len(items))
+	cp.Seen += int64(read.seen)
 	cp.Total = cp.Seen
-	if r := listMeta.GetRemainingItemCount(); r != nil {
-		cp.Total += *r
+	if read.remaining != nil {
+		cp.Total += *read.remaining
 	}
 	cp.Changed += t.changed.Load()
 	cp.Conflicts += t.conflicts.Load()
@@ -170,11 +165,10 @@ func (m *Migrator) Step(ctx context.Context, cp Checkpoint) (Checkpoint, error) 
 			cp.Failures = append(cp.Failures, f.name)
 		}
 	}
-	cp.Continue = listMeta.GetContinue()
 	cp.Done = cp.Continue == "" && cp.Failed == 0
 
 	logger.V(2).Info("Migrated a page of stored objects", "pass", cp.Pass, "page", cp.Pages,
-		"listed", len(items), "needClearing", len(dirty), "changed", t.changed.Load(), "unchanged", t.unchanged.Load(),
+		"listed", read.seen, "needClearing", read.dirty, "changed", t.changed.Load(), "unchanged", t.unchanged.Load(),
 		"gone", t.gone.Load(), "conflicts", t.conflicts.Load(), "failed", len(t.failures), "passDone", cp.Continue == "")
 	if cp.Done {
 		logger.Info("Cleared a resource", "passes", cp.Pass, "seen", cp.Seen, "changed", cp.Changed, "conflicts", cp.Conflicts)
@@ -189,12 +183,84 @@ func (m *Migrator) Step(ctx context.Context, cp Checkpoint) (Checkpoint, error) 
 	return cp, nil
 }
 
-// list reads the page after cp.Continue. When the token has expired it
-// continues from the storage's fresh token, or restarts the pass in cp.
-func (m *Migrator) list(ctx context.Context, logger klog.Logger, cp *Checkpoint) (runtime.Object, error) {
+// pending is an object of a page that needs clearing: as listed, and a
+// cleared copy of it.
+type pending struct {
+	listed, cleared runtime.Object
+}
+
+// pageRead says what a step read.
+type pageRead struct {
+	// seen and dirty count the objects listed and those that need clearing.
+	seen, dirty int
+	// remaining is the storage's estimate of the objects after the page.
+	remaining *int64
+}
+
+// errExpiredMidPage ends a page early: the continue token of one of its
+// lists after the first expired, and the storage offers no fresh one.
+var errExpiredMidPage = errors.New("the continue token expired in the middle of a page")
+
+// read lists the page after cp.Continue, in lists of at most listChunk
+// objects, and hands every object that needs clearing to the workers on
+// work as soon as its list is read; the next list is read meanwhile. It
+// leaves in cp the continue token after the last list it read. When the
+// token of a list after the first has expired and the storage offers no
+// fresh one, the page ends there: the next step restarts the pass.
+func (m *Migrator) read(ctx context.Context, logger klog.Logger, cp *Checkpoint, work chan<- pending, t *tally) (pageRead, error) {
+	var read pageRead
+	for want, first := m.opts.PageSize, true; want > 0; first = false {
+		list, err := m.list(ctx, logger, cp, min(want, listChunk), first)
+		if errors.Is(err, errExpiredMidPage) {
+			logger.V(2).Info("Continue token expired in the middle of a page; the next step restarts the pass", "pass", cp.Pass)
+			return read, nil
+		}
+		if err != nil {
+			return read, err
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return read, fmt.Errorf("reading the list of %s: %w", m.resource.String(), err)
+		}
+		listMeta, err := meta.ListAccessor(list)
+		if err != nil {
+			return read, fmt.Errorf("reading the list of %s: %w", m.resource.String(), err)
+		}
+		for _, item := range items {
+			// Clear a copy to find the objects that need a write; the
+			// write starts from the listed object, unchanged.
+			cleared := item.DeepCopyObject()
+			if !m.clear(cleared) {
+				continue
+			}
+			read.dirty++
+			select {
+			case work <- pending{listed: item, cleared: cleared}:
+			case <-t.stop:
+				return read, nil
+			case <-ctx.Done():
+				return read, ctx.Err()
+			}
+		}
+		read.seen += len(items)
+		read.remaining = listMeta.GetRemainingItemCount()
+		cp.Continue = listMeta.GetContinue()
+		want -= int64(len(items))
+		if cp.Continue == "" || len(items) == 0 {
+			break
+		}
+	}
+	return read, nil
+}
+
+// list reads up to limit objects after cp.Continue. When the token has
+// expired it continues from the storage's fresh token; when the storage
+// offers none it restarts the pass in cp if mayRestart, and returns
+// errExpiredMidPage otherwise.
+func (m *Migrator) list(ctx context.Context, logger klog.Logger, cp *Checkpoint, limit int64, mayRestart bool) (runtime.Object, error) {
 	for range 3 {
 		listCtx, cancel := context.WithTimeout(ctx, listTimeout)
-		list, err := m.store.List(listCtx, &metainternalversion.ListOptions{Limit: m.opts.PageSize, Continue: cp.Continue})
+		list, err := m.store.List(listCtx, &metainternalversion.ListOptions{Limit: limit, Continue: cp.Continue})
 		cancel()
 		if err == nil {
 			return list, nil
@@ -210,6 +276,9 @@ func (m *Migrator) list(ctx context.Context, logger klog.Logger, cp *Checkpoint)
 			cp.Continue = status.Status().ListMeta.Continue
 			continue
 		}
+		if !mayRestart {
+			return nil, errExpiredMidPage
+		}
 		logger.Info("Continue token expired and the storage offers none, restarting the pass", "pass", cp.Pass)
 		*cp = Checkpoint{Pass: cp.Pass + 1}
 	}
@@ -219,6 +288,11 @@ func (m *Migrator) list(ctx context.Context, logger klog.Logger, cp *Checkpoint)
 // tally counts the outcomes of a page's writes.
 type tally struct {
 	changed, unchanged, gone, conflicts atomic.Int64
+
+	// stop is closed when the rate limiter gives up: no further write
+	// starts, and the page stops being read.
+	stop     chan struct{}
+	stopOnce sync.Once
 
 	mu          sync.Mutex
 	failures    []failure
@@ -230,54 +304,35 @@ type failure struct {
 	err  error
 }
 
-// write rewrites objs with Options.Workers workers under the rate limiter.
-// When the limiter gives up, no further write starts; those under way finish.
-func (m *Migrator) write(ctx context.Context, objs []runtime.Object) *tally {
-	t := &tally{}
-	if len(objs) == 0 {
-		return t
-	}
-	work := make(chan runtime.Object)
-	stop := make(chan struct{})
-	var stopOnce sync.Once
-	var wg sync.WaitGroup
-	for range min(m.opts.Workers, len(objs)) {
-		wg.Go(func() {
-			for obj := range work {
-				if err := m.limiter.Wait(ctx); err != nil {
-					t.mu.Lock()
-					if t.interrupted == nil {
-						t.interrupted = fmt.Errorf("waiting for the migration rate limiter: %w", err)
-					}
-					t.mu.Unlock()
-					stopOnce.Do(func() { close(stop) })
-					continue
-				}
-				m.writeOne(ctx, obj, t)
-			}
-		})
-	}
-feed:
-	for _, obj := range objs {
+// work writes the objects from work under the rate limiter until work is
+// closed. Once the limiter gives up, it drains work without writing.
+func (m *Migrator) work(ctx context.Context, work <-chan pending, t *tally) {
+	for p := range work {
 		select {
-		case work <- obj:
-		case <-stop:
-			break feed
-		case <-ctx.Done():
-			break feed
+		case <-t.stop:
+			continue
+		default:
 		}
+		if err := m.limiter.Wait(ctx); err != nil {
+			t.mu.Lock()
+			if t.interrupted == nil {
+				t.interrupted = fmt.Errorf("waiting for the migration rate limiter: %w", err)
+			}
+			t.mu.Unlock()
+			t.stopOnce.Do(func() { close(t.stop) })
+			continue
+		}
+		m.writeOne(ctx, p, t)
 	}
-	close(work)
-	wg.Wait()
-	return t
 }
 
 // errNothingToClear aborts an update whose fresh object needs no clearing.
 var errNothingToClear = errors.New("nothing to clear")
 
-// writeOne clears the fresh copy of obj through the store's update path and
-// records the outcome.
-func (m *Migrator) writeOne(ctx context.Context, obj runtime.Object, t *tally) {
+// writeOne clears the fresh copy of p's object through the store's update
+// path and records the outcome.
+func (m *Migrator) writeOne(ctx context.Context, p pending, t *tally) {
+	obj := p.listed
 	accessor, err := meta.Accessor(obj)
 	if err != nil {
 		t.fail(fmt.Sprintf("%T", obj), err)
@@ -287,7 +342,7 @@ func (m *Migrator) writeOne(ctx context.Context, obj runtime.Object, t *tally) {
 	ctx, cancel := context.WithTimeout(withListedObject(RequestContext(ctx, m.resource, "update", namespace, name), obj), writeTimeout)
 	defer cancel()
 
-	info := &clearInfo{resource: m.resource, name: name, clear: m.clear}
+	info := &clearInfo{resource: m.resource, name: name, clear: m.clear, listed: p.listed, cleared: p.cleared}
 	out, _, err := m.store.Update(ctx, name, info, forbidCreate(m.resource, name), rest.ValidateAllObjectUpdateFunc,
 		false, &metav1.UpdateOptions{FieldManager: "kube-apiserver-feature-migrator"})
 	if info.attempts > 1 {
@@ -387,6 +442,10 @@ type clearInfo struct {
 	name     string
 	clear    ClearFunc
 
+	// listed is the object as listed, the storage's first guess of the
+	// current one; cleared is a cleared copy of it, used once when it is.
+	listed, cleared runtime.Object
+
 	// attempts counts calls of UpdatedObject; each beyond the first follows
 	// a conflict. resourceVersion is that of the last fresh object.
 	attempts        int
@@ -413,10 +472,16 @@ func (c *clearInfo) UpdatedObject(_ context.Context, old runtime.Object) (runtim
 	if rv := accessor.GetResourceVersion(); rv == "" || rv == "0" {
 		return nil, apierrors.NewNotFound(c.resource, c.name)
 	}
+	c.resourceVersion = accessor.GetResourceVersion()
+	if c.cleared != nil && old == c.listed {
+		// The listed object itself: its cleared copy is ready.
+		obj := c.cleared
+		c.cleared = nil
+		return obj, nil
+	}
 	obj := old.DeepCopyObject()
 	if !c.clear(obj) {
 		return nil, errNothingToClear
 	}
-	c.resourceVersion = accessor.GetResourceVersion()
 	return obj, nil
 }

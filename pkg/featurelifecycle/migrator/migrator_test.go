@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -827,4 +828,95 @@ func TestCheckpointEncoding(t *testing.T) {
 		t.Errorf("DecodeCheckpoint of garbage succeeded")
 	}
 	t.Logf("largest checkpoint: %d bytes", len(encoded))
+}
+
+// countingStore counts lists and the limits they asked for. The continue
+// token of list number expireList (from 1) has expired: it and every later
+// list with it get a 410 that offers no fresh token.
+type countingStore struct {
+	migrator.Store
+	expireList int64
+	lists      atomic.Int64
+	mu         sync.Mutex
+	limits     []int64
+	expired    string
+}
+
+func (c *countingStore) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
+	n := c.lists.Add(1)
+	c.mu.Lock()
+	c.limits = append(c.limits, options.Limit)
+	if n == c.expireList {
+		c.expired = options.Continue
+	}
+	expired := options.Continue != "" && options.Continue == c.expired
+	c.mu.Unlock()
+	if expired {
+		return nil, apierrors.NewResourceExpired("the continue token is too old")
+	}
+	return c.Store.List(ctx, options)
+}
+
+// TestLargePagesAreReadInChunks: a page of more than 100 objects is read in
+// lists of at most 100, the next read while the previous is written, and is
+// still one page of the checkpoint. Each object is cleared once when nothing
+// conflicts: the write reuses the copy cleared to decide that it needs one.
+func TestLargePagesAreReadInChunks(t *testing.T) {
+	f := newFixture(t)
+	f.create(t, "ns", 260, func(i int) bool { return i%2 == 0 })
+	store := &countingStore{Store: f.store}
+	var clears atomic.Int64
+	clear := func(obj runtime.Object) bool {
+		clears.Add(1)
+		return clearMaxUnavailable(obj)
+	}
+	m := migrator.New(store, statefulSets, clear, opts(250, 4), unlimited())
+	cp, err := m.Step(t.Context(), migrator.Checkpoint{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Pages != 1 || cp.Seen != 250 || cp.Changed != 125 || cp.Continue == "" || cp.Done {
+		t.Errorf("after the first step: %+v, want one page of 250 seen, 125 changed, more to come", cp)
+	}
+	if got := store.limits; !slices.Equal(got, []int64{100, 100, 50}) {
+		t.Errorf("the first page was read with limits %v, want [100 100 50]", got)
+	}
+	if got := clears.Load(); got != 250 {
+		t.Errorf("clear ran %d times for 250 objects and no conflict, want 250", got)
+	}
+	cp = run(t, m, cp, 2)
+	if cp.Pages != 2 || cp.Seen != 260 || cp.Changed != 130 {
+		t.Errorf("checkpoint %+v, want two pages, 260 seen, 130 changed", cp)
+	}
+	for _, s := range f.listAll(t) {
+		if holdsMaxUnavailable(&s) {
+			t.Errorf("%s still holds maxUnavailable", s.Name)
+		}
+	}
+}
+
+// TestExpiredContinueTokenMidPage: when the token of a page's second list
+// expires and the storage offers no fresh one, the page ends after its
+// first list, and the next step restarts the pass.
+func TestExpiredContinueTokenMidPage(t *testing.T) {
+	f := newFixture(t)
+	f.create(t, "ns", 150, func(int) bool { return true })
+	store := &countingStore{Store: f.store, expireList: 2}
+	m := migrator.New(store, statefulSets, clearMaxUnavailable, opts(200, 4), unlimited())
+	cp, err := m.Step(t.Context(), migrator.Checkpoint{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Pass != 1 || cp.Pages != 1 || cp.Seen != 100 || cp.Changed != 100 || cp.Continue == "" {
+		t.Fatalf("after the expired token: %+v, want a page of the first 100 objects", cp)
+	}
+	cp = run(t, m, cp, 3)
+	if cp.Pass != 2 || cp.Seen != 150 || cp.Changed != 50 {
+		t.Errorf("checkpoint %+v, want pass 2 over all 150 with the 50 left changed", cp)
+	}
+	for _, s := range f.listAll(t) {
+		if holdsMaxUnavailable(&s) {
+			t.Errorf("%s still holds maxUnavailable", s.Name)
+		}
+	}
 }
