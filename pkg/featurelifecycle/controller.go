@@ -413,7 +413,10 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	Describe(status, spec, VersionOf(c.gate))
 	transition.SetKnown(status, f.Generation, true, "Known", "the leader, "+c.self+", knows the gate", metav1.NewTime(now))
 	plan := c.plan(f.Spec.Gate)
-	c.step(f, status, desired, plan)
+	// Events and metrics of what this pass changes are recorded once the
+	// change is stored: a failed write is redone by the next pass.
+	var after outbox
+	c.step(f, status, desired, plan, &after)
 
 	// Drift: a component reports the feature on while it is Off. It may have
 	// written data the feature adds: clean up again. While the apiservers
@@ -425,8 +428,10 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if status.State == featuresv1alpha1.FeatureStateOff && (len(drift) > 0 || cleanupHeld(&f.Status)) {
 		if agreed {
 			status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
-			c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Off; running the TurningOff tasks again", drift)
-			transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+			after.add(func() {
+				c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Off; running the TurningOff tasks again", drift)
+				transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+			})
 		} else {
 			held = true
 		}
@@ -434,9 +439,9 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 
 	requeue := time.Duration(0)
 	if len(status.Tasks) > 0 && (status.State == featuresv1alpha1.FeatureStateTurningOn || status.State == featuresv1alpha1.FeatureStateTurningOff) {
-		requeue = c.runTask(ctx, f, status, now)
+		requeue = c.runTask(ctx, f, status, now, &after)
 		// A finished last task completes the transition in the same write.
-		c.step(f, status, desired, plan)
+		c.step(f, status, desired, plan, &after)
 	}
 
 	transition.SetConditions(status, f.Generation, desired, config, agreed, metav1.NewTime(now))
@@ -451,6 +456,7 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	status.ObservedGeneration = f.Generation
 	c.observeState(f.Name, status.State)
 	if apiequality.Semantic.DeepEqual(status, &f.Status) {
+		after.flush()
 		return requeue, nil
 	}
 	updated := f.DeepCopy()
@@ -458,14 +464,30 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if _, err := c.client.FeaturesV1alpha1().Features(KubeNamespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
 		return 0, err
 	}
+	after.flush()
 	c.mu.Lock()
 	c.steppedFrom[f.Name] = f.ResourceVersion
 	c.mu.Unlock()
 	return requeue, nil
 }
 
-// step applies the state machine to status, with events and metrics.
-func (c *Controller) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, desired featuresv1alpha1.FeatureDesiredState, plan transition.Plan) {
+// outbox holds what a pass records once its status write succeeded: the
+// events and metrics of transitions and completed tasks.
+type outbox []func()
+
+func (o *outbox) add(record func()) { *o = append(*o, record) }
+
+// flush records everything added, in order.
+func (o *outbox) flush() {
+	for _, record := range *o {
+		record()
+	}
+	*o = nil
+}
+
+// step applies the state machine to status; its events and metrics go to
+// after.
+func (c *Controller) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, desired featuresv1alpha1.FeatureDesiredState, plan transition.Plan, after *outbox) {
 	r := transition.Step(status.State, desired, status.Tasks, plan)
 	if !r.Changed {
 		return
@@ -474,13 +496,15 @@ func (c *Controller) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1.
 	if r.From == r.To {
 		return
 	}
-	transitionsTotal.WithLabelValues(f.Name, string(r.From), string(r.To)).Inc()
-	switch r.To {
-	case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
-		c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionStarted", "%s -> %s (desired %s): %d tasks", r.From, r.To, desired, len(r.Tasks))
-	default:
-		c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionCompleted", "%s -> %s", r.From, r.To)
-	}
+	after.add(func() {
+		transitionsTotal.WithLabelValues(f.Name, string(r.From), string(r.To)).Inc()
+		switch r.To {
+		case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
+			c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionStarted", "%s -> %s (desired %s): %d tasks", r.From, r.To, desired, len(r.Tasks))
+		default:
+			c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionCompleted", "%s -> %s", r.From, r.To)
+		}
+	})
 }
 
 // pendingStep is a task that asked not to be stepped before a time.
@@ -505,11 +529,12 @@ func (p pendingStep) wait(status *featuresv1alpha1.FeatureStatus, now time.Time)
 	return p.until.Sub(now)
 }
 
-// runTask steps the active task and records the outcome in status.
-func (c *Controller) runTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time) time.Duration {
+// runTask steps the active task and records the outcome in status; the
+// events and metrics of its completion go to after.
+func (c *Controller) runTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time, after *outbox) time.Duration {
 	name := status.Tasks[0].Name
 	key := f.Name + "/" + name
-	requeue := c.stepTask(ctx, f, status, now)
+	requeue := c.stepTask(ctx, f, status, now, after)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if requeue > 0 && len(status.Tasks) > 0 && status.Tasks[0].Name == name {
@@ -523,8 +548,9 @@ func (c *Controller) runTask(ctx context.Context, f *featuresv1alpha1.Feature, s
 }
 
 // stepTask steps the active task, unless it asked to wait, and records the
-// outcome in status.
-func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time) time.Duration {
+// outcome in status. A failed attempt is recorded at once (it happened
+// whether or not its status is stored); a completion goes to after.
+func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time, after *outbox) time.Duration {
 	active := &status.Tasks[0]
 	task := c.task(f.Spec.Gate, status.State, active.Name)
 	if task == nil {
@@ -565,13 +591,16 @@ func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, 
 	if !out.Done {
 		return out.RequeueAfter
 	}
-	c.recorder.Eventf(f, corev1.EventTypeNormal, "TaskCompleted", "task %s: %s", active.Name, out.Message)
-	c.mu.Lock()
-	if start, ok := c.taskStarts[key]; ok {
-		taskDuration.WithLabelValues(active.Name).Observe(now.Sub(start).Seconds())
-		delete(c.taskStarts, key)
-	}
-	c.mu.Unlock()
+	name, message := active.Name, out.Message
+	after.add(func() {
+		c.recorder.Eventf(f, corev1.EventTypeNormal, "TaskCompleted", "task %s: %s", name, message)
+		c.mu.Lock()
+		if start, ok := c.taskStarts[key]; ok {
+			taskDuration.WithLabelValues(name).Observe(now.Sub(start).Seconds())
+			delete(c.taskStarts, key)
+		}
+		c.mu.Unlock()
+	})
 	status.Tasks = slices.Delete(slices.Clone(status.Tasks), 0, 1)
 	return 0
 }

@@ -18,6 +18,7 @@ package featurelifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,9 +28,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
+	metricstestutil "k8s.io/component-base/metrics/testutil"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	featuresfake "k8s.io/features/client/clientset/versioned/fake"
@@ -295,6 +300,65 @@ func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
 				t.Fatalf("an unknown Feature's state must be kept: %+v %+v", f.Spec, f.Status)
 			}
 		})
+	}
+}
+
+// TestControllerRecordsTransitionsOnceStored: a transition whose status write
+// fails is redone by the next pass, and its event and metric are recorded
+// once, after the write that stores it.
+func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
+	h := newHarness(t)
+	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Off", Management: "CommandLine"},
+		Status: featuresv1alpha1.FeatureStatus{State: "On", Uses: []featuresv1alpha1.FeatureUse{
+			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}}}},
+	})
+	a := h.controller("apiserver-a", false)
+	recorder := record.NewFakeRecorder(10)
+	a.recorder = recorder
+	transitions := transitionsTotal.WithLabelValues("test-gate", "On", "TurningOff")
+	before, err := metricstestutil.GetCounterMetricValue(transitions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := true
+	h.features.PrependReactor("update", "features", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() != "status" || !failing {
+			return false, nil, nil
+		}
+		failing = false
+		return true, nil, apierrors.NewConflict(featuresv1alpha1.Resource("features"), "test-gate", errors.New("modified"))
+	})
+	f, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), "test-gate", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.informers.Features().V1alpha1().Features().Informer().GetIndexer().Update(f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.sync(context.Background(), "test-gate"); !apierrors.IsConflict(err) {
+		t.Fatalf("sync with a failing status write: %v, want the conflict", err)
+	}
+	if len(recorder.Events) != 0 {
+		t.Fatalf("an event was recorded for a transition that was not stored: %s", <-recorder.Events)
+	}
+	f, _ = h.sync(a)
+	if f.Status.State != "TurningOff" {
+		t.Fatalf("state %s, want TurningOff", f.Status.State)
+	}
+	if got := len(recorder.Events); got != 1 {
+		t.Fatalf("%d events after the stored transition, want 1", got)
+	}
+	if e := <-recorder.Events; !strings.Contains(e, "TransitionStarted") {
+		t.Errorf("event %q, want TransitionStarted", e)
+	}
+	after, err := metricstestutil.GetCounterMetricValue(transitions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before != 1 {
+		t.Errorf("transitions_total{On,TurningOff} grew by %v, want 1", after-before)
 	}
 }
 
