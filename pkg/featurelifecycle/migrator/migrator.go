@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -244,13 +245,38 @@ func (m *Migrator) read(ctx context.Context, logger klog.Logger, cp *Checkpoint,
 		}
 		read.seen += len(items)
 		read.remaining = listMeta.GetRemainingItemCount()
-		cp.Continue = listMeta.GetContinue()
+		cp.Continue = AtLatestRevision(listMeta.GetContinue())
 		want -= int64(len(items))
 		if cp.Continue == "" || len(items) == 0 {
 			break
 		}
 	}
 	return read, nil
+}
+
+// AtLatestRevision returns a continue token that goes on after the same key
+// as token, but at the storage's latest revision instead of the revision of
+// the pass's first list, as the etcd3 storage itself does when that revision
+// has been compacted. Each list then reads current objects, so fewer writes
+// conflict with those made since the pass began, and the token never
+// expires. A pass is then not a snapshot, which neither clearing nor
+// waiting for absence needs: it visits every key that exists when it passes
+// it, objects deleted meanwhile are not seen again, and objects created
+// behind it are created with the feature off. A token the storage did not
+// encode, or one already at the latest revision, is returned unchanged.
+func AtLatestRevision(token string) string {
+	if token == "" {
+		return ""
+	}
+	key, rv, err := storage.DecodeContinue(token, "/")
+	if err != nil || rv < 0 {
+		return token
+	}
+	latest, err := storage.EncodeContinue(key, "/", -1)
+	if err != nil {
+		return token
+	}
+	return latest
 }
 
 // list reads up to limit objects after cp.Continue. When the token has

@@ -669,9 +669,10 @@ func TestValidationFailure(t *testing.T) {
 	}
 }
 
-// TestExpiredContinueToken compacts etcd past the pass's snapshot between two
-// pages: the migrator continues with the token the storage offers in its 410
-// instead of starting over.
+// TestExpiredContinueToken: the migrator's checkpoints continue at the
+// latest revision, so compaction never expires them; a token pinned to a
+// compacted revision (as an older checkpoint may hold) continues with the
+// token the storage offers in its 410 instead of starting over.
 func TestExpiredContinueToken(t *testing.T) {
 	f := newFixture(t)
 	f.create(t, "ns", 30, func(int) bool { return true })
@@ -680,25 +681,44 @@ func TestExpiredContinueToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	key, rv, err := storage.DecodeContinue(cp.Continue, "/")
+	if err != nil || rv != -1 {
+		t.Fatalf("checkpoint token at revision %d (%v), want -1, the latest", rv, err)
+	}
+	// The same token pinned to the revision of the first page.
+	resp, err := f.etcd.Client.Get(t.Context(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned, err := storage.EncodeContinue(key, "/", resp.Header.Revision)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Another write, then a compaction at the newest revision.
 	if err := f.update(t.Context(), "ns", "sts-0029", func(s *apps.StatefulSet) { s.Spec.MinReadySeconds = 7 }); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := f.etcd.Client.Get(t.Context(), "/")
-	if err != nil {
+	if resp, err = f.etcd.Client.Get(t.Context(), "/"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.etcd.Client.Compact(t.Context(), resp.Header.Revision); err != nil {
 		t.Fatal(err)
 	}
-	// The old token is refused ...
-	if _, err := f.store.List(t.Context(), &metainternalversion.ListOptions{Limit: 10, Continue: cp.Continue}); !apierrors.IsResourceExpired(err) {
-		t.Fatalf("listing with the old token after compaction: %v, want 410 Expired", err)
+	// The pinned token is refused, the migrator's is not ...
+	if _, err := f.store.List(t.Context(), &metainternalversion.ListOptions{Limit: 10, Continue: pinned}); !apierrors.IsResourceExpired(err) {
+		t.Fatalf("listing with the pinned token after compaction: %v, want 410 Expired", err)
 	}
-	// ... and the migrator continues where it was.
-	cp = run(t, m, cp, 5)
-	if cp.Pass != 1 || cp.Seen != 30 || cp.Pages != 3 || cp.Changed != 30 {
-		t.Errorf("checkpoint %+v, want one pass of 3 pages, 30 seen and changed", cp)
+	if _, err := f.store.List(t.Context(), &metainternalversion.ListOptions{Limit: 10, Continue: cp.Continue}); err != nil {
+		t.Fatalf("listing with the migrator's token after compaction: %v", err)
+	}
+	// ... and the migrator continues where it was from either.
+	for _, token := range []string{pinned, cp.Continue} {
+		from := cp
+		from.Continue = token
+		got := run(t, m, from, 5)
+		if got.Pass != 1 || got.Seen != 30 || got.Pages != 3 {
+			t.Errorf("checkpoint %+v, want one pass of 3 pages, 30 seen", got)
+		}
 	}
 	for _, s := range f.listAll(t) {
 		if holdsMaxUnavailable(&s) {
@@ -831,8 +851,8 @@ func TestCheckpointEncoding(t *testing.T) {
 }
 
 // countingStore counts lists and the limits they asked for. The continue
-// token of list number expireList (from 1) has expired: it and every later
-// list with it get a 410 that offers no fresh token.
+// token of list number expireList (from 1) has expired: that list and the
+// next with the same token get a 410 that offers no fresh token.
 type countingStore struct {
 	migrator.Store
 	expireList int64
@@ -840,6 +860,7 @@ type countingStore struct {
 	mu         sync.Mutex
 	limits     []int64
 	expired    string
+	refusals   int
 }
 
 func (c *countingStore) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
@@ -849,9 +870,12 @@ func (c *countingStore) List(ctx context.Context, options *metainternalversion.L
 	if n == c.expireList {
 		c.expired = options.Continue
 	}
-	expired := options.Continue != "" && options.Continue == c.expired
+	refuse := options.Continue != "" && options.Continue == c.expired && c.refusals < 2
+	if refuse {
+		c.refusals++
+	}
 	c.mu.Unlock()
-	if expired {
+	if refuse {
 		return nil, apierrors.NewResourceExpired("the continue token is too old")
 	}
 	return c.Store.List(ctx, options)

@@ -228,7 +228,7 @@ func (w *waitForAbsence[T]) Step(ctx context.Context, env Env, _ *featuresv1alph
 		return Outcome{}, err
 	}
 	cp.Read += read
-	cp.Continue = listMeta.GetContinue()
+	cp.Continue = migrator.AtLatestRevision(listMeta.GetContinue())
 	logger.V(4).Info("Read a page", "pass", cp.Pass, "read", read, "matched", matched, "more", cp.Continue != "")
 
 	progress := truncate(fmt.Sprintf("pass %d: %d %s read, %d use %s", cp.Pass, cp.Read, w.gr, cp.Matched, w.what), maxProgressBytes)
