@@ -31,7 +31,9 @@ const WaitForUsesName = "wait-for-uses"
 
 // WaitForUses is the first task of every transition: it clears status.uses,
 // waits Period so that every component has re-reported, and is done when no
-// component reports the value the feature is leaving.
+// component reports the value the feature is leaving. While some do, it
+// clears status.uses again every Period, so that reporters that have gone
+// (restarted under another identity, removed) stop holding it.
 type WaitForUses struct {
 	// Period is how long to wait after the reset before judging the uses.
 	Period time.Duration
@@ -48,7 +50,8 @@ func (w WaitForUses) Description() string {
 }
 
 // Step resets the uses the first time (checkpoint empty), waits out the
-// period, then waits for the old value to disappear from the uses.
+// period, and is done if no use has the old value; otherwise it resets the
+// uses again and waits another period.
 func (w WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error) {
 	if t.Checkpoint == "" {
 		return Outcome{
@@ -64,7 +67,8 @@ func (w WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature,
 		// A checkpoint we cannot read: start over.
 		return Outcome{ResetUses: true, Checkpoint: now.UTC().Format(time.RFC3339), RequeueAfter: w.Period}, nil
 	}
-	if waited := now.Sub(reset); waited < w.Period {
+	waited := now.Sub(reset)
+	if waited < w.Period {
 		return Outcome{
 			Checkpoint:   t.Checkpoint,
 			Progress:     fmt.Sprintf("%s of %s", waited.Round(time.Second), w.Period),
@@ -74,11 +78,16 @@ func (w WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature,
 	}
 	old := f.Status.State == featuresv1alpha1.FeatureStateTurningOff // the value being left
 	if holders := holdersOf(f.Status.Uses, old); holders != "" {
+		// Reporters only join status.uses between resets: one that has
+		// gone since (a kube-controller-manager restarted with the new
+		// value reports under a new identity) would hold the task forever.
+		// Reset again: only the reporters that still run report again.
 		return Outcome{
-			Checkpoint:   t.Checkpoint,
-			Progress:     fmt.Sprintf("waited %s", now.Sub(reset).Round(time.Second)),
-			Message:      fmt.Sprintf("still reporting enabled=%t: %s", old, holders),
-			RequeueAfter: max(w.Period/4, time.Second),
+			ResetUses:    true,
+			Checkpoint:   now.UTC().Format(time.RFC3339),
+			Progress:     "uses reset again",
+			Message:      fmt.Sprintf("still reporting enabled=%t %s after the last reset: %s; uses reset again, so that reporters that are gone drop out", old, waited.Round(time.Second), holders),
+			RequeueAfter: w.Period,
 		}, nil
 	}
 	return Outcome{Done: true, Checkpoint: t.Checkpoint, Progress: "done", Message: fmt.Sprintf("no component reports enabled=%t", old)}, nil

@@ -47,11 +47,18 @@ func TestWaitForUses(t *testing.T) {
 		{Component: "kubelet", Enabled: true, Reporters: []string{"n5", "n1", "n3", "n2"}},
 	}
 	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(2*time.Minute))
-	if out.Done || !strings.Contains(out.Message, "still reporting enabled=true: kubelet (n1, n2, n3 +1)") {
-		t.Fatalf("an old value held by the kubelet must hold the task: %+v", out)
+	if out.Done || !out.ResetUses || out.Checkpoint != "2026-11-22T12:02:00Z" || out.RequeueAfter != time.Minute ||
+		!strings.Contains(out.Message, "still reporting enabled=true 2m0s after the last reset: kubelet (n1, n2, n3 +1); uses reset again") {
+		t.Fatalf("an old value held by the kubelet must hold the task and reset the uses again: %+v", out)
 	}
+	task.Checkpoint, task.Message = out.Checkpoint, out.Message
 
+	// The next round waits its whole period and keeps naming the holders.
 	f.Status.Uses = f.Status.Uses[:1]
+	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(2*time.Minute+30*time.Second))
+	if out.Done || out.ResetUses || out.RequeueAfter != 30*time.Second || !strings.Contains(out.Message, "kubelet (n1") {
+		t.Fatalf("within the second round it must wait: %+v", out)
+	}
 	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(3*time.Minute))
 	if !out.Done {
 		t.Fatalf("no old value left: the task is done: %+v", out)
@@ -60,7 +67,7 @@ func TestWaitForUses(t *testing.T) {
 	// Turning on, the old value is false.
 	f.Status.State = featuresv1alpha1.FeatureStateTurningOn
 	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(3*time.Minute))
-	if out.Done || !strings.Contains(out.Message, "enabled=false: kube-apiserver (a)") {
+	if out.Done || !out.ResetUses || !strings.Contains(out.Message, "enabled=false 1m0s after the last reset: kube-apiserver (a)") {
 		t.Fatalf("turning on, a component with the gate off holds the task: %+v", out)
 	}
 }
