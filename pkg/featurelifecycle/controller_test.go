@@ -92,6 +92,16 @@ func newHarness(t *testing.T) *harness {
 	return &harness{t: t, now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), controllers: map[string]*Controller{}}
 }
 
+// testGateFeature returns the Feature test-gate of TestGate with desired
+// state desired, state state and uses uses.
+func testGateFeature(desired featuresv1alpha1.FeatureDesiredState, state featuresv1alpha1.FeatureState, uses ...featuresv1alpha1.FeatureUse) *featuresv1alpha1.Feature {
+	return &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: desired, Management: "CommandLine"},
+		Status:     featuresv1alpha1.FeatureStatus{State: state, Uses: uses},
+	}
+}
+
 // controller builds a controller for identity self whose caches hold the
 // fake client's Feature and a live identity lease of self.
 func (h *harness) controller(self string, configured bool) *Controller {
@@ -147,14 +157,10 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 	defer delete(features.Lifecycles, "TestGate")
 
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "On", Management: "CommandLine"},
-		Status: featuresv1alpha1.FeatureStatus{State: "On", Uses: []featuresv1alpha1.FeatureUse{
-			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
-			{Component: "kubelet", Enabled: true, Reporters: []string{"node-1"}},
-		}},
-	})
+	h.features = featuresfake.NewClientset(testGateFeature("On", "On",
+		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
+		featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-1"}},
+	))
 	a := h.controller("apiserver-a", false)
 
 	f, _ := h.sync(a)
@@ -311,12 +317,8 @@ func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
 // once, after the write that stores it.
 func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Off", Management: "CommandLine"},
-		Status: featuresv1alpha1.FeatureStatus{State: "On", Uses: []featuresv1alpha1.FeatureUse{
-			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}}}},
-	})
+	h.features = featuresfake.NewClientset(testGateFeature("Off", "On",
+		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}}))
 	a := h.controller("apiserver-a", false)
 	recorder := record.NewFakeRecorder(10)
 	a.recorder = recorder
@@ -398,14 +400,10 @@ func TestControllerWaitsBeforeMarkingNewFeaturesUnknown(t *testing.T) {
 // only) report a Feature that is On.
 func disagreeingAPIServers(t *testing.T) (*harness, *Controller) {
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "On", Management: "CommandLine"},
-		Status: featuresv1alpha1.FeatureStatus{State: "On", Uses: []featuresv1alpha1.FeatureUse{
-			{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
-			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
-		}},
-	})
+	h.features = featuresfake.NewClientset(testGateFeature("On", "On",
+		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
+		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
+	))
 	a := h.controller("apiserver-a", false)
 	h.renew(a, "apiserver-b")
 	return h, a
@@ -458,14 +456,10 @@ func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
 // if the rollout is reverted, the held cleanup runs.
 func TestControllerHoldsDriftCleanupDuringRollout(t *testing.T) {
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Off", Management: "CommandLine"},
-		Status: featuresv1alpha1.FeatureStatus{State: "Off", Uses: []featuresv1alpha1.FeatureUse{
-			{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
-			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
-		}},
-	})
+	h.features = featuresfake.NewClientset(testGateFeature("Off", "Off",
+		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
+		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
+	))
 	a := h.controller("apiserver-a", false)
 	h.renew(a, "apiserver-b")
 	f, _ := h.sync(a)

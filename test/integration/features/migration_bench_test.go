@@ -372,30 +372,7 @@ func benchStatefulSet(i int) *appsv1.StatefulSet {
 // fails at the first error.
 func benchParallel(b *testing.B, n int, do func(i int) error) {
 	b.Helper()
-	next := make(chan int)
-	errs := make(chan error, benchCreators)
-	var wg sync.WaitGroup
-	for range benchCreators {
-		wg.Go(func() {
-			for i := range next {
-				if err := do(i); err != nil {
-					errs <- err
-					for range next {
-					}
-					return
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
+	forEach(b, benchCreators, n, func(_, i int) error { return do(i) })
 }
 
 // benchCreateStatefulSets creates the benchmark's namespace and n

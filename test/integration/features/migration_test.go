@@ -408,15 +408,28 @@ func createStatefulSets(t *testing.T, c *migrationCluster) {
 		metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	forEach(t, migrationCreators, migrationObjects, func(worker, i int) error {
+		client := c.kube[c.pick(worker)].AppsV1().StatefulSets(migrationNamespace)
+		if _, err := client.Create(ctx, maxUnavailableStatefulSet(migrationNamespace, migrationObjectName(i), "migration"), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating %s: %w", migrationObjectName(i), err)
+		}
+		return nil
+	})
+}
+
+// forEach runs do(worker, i) for every i in [0, n) on workers goroutines
+// (worker in [0, workers)) and fails tb at the first error, after which no
+// further i starts.
+func forEach(tb testing.TB, workers, n int, do func(worker, i int) error) {
+	tb.Helper()
 	next := make(chan int)
-	errs := make(chan error, migrationCreators)
+	errs := make(chan error, workers)
 	var wg sync.WaitGroup
-	for g := range migrationCreators {
+	for worker := range workers {
 		wg.Go(func() {
-			client := c.kube[c.pick(g)].AppsV1().StatefulSets(migrationNamespace)
 			for i := range next {
-				if _, err := client.Create(ctx, maxUnavailableStatefulSet(migrationNamespace, migrationObjectName(i), "migration"), metav1.CreateOptions{}); err != nil {
-					errs <- fmt.Errorf("creating %s: %w", migrationObjectName(i), err)
+				if err := do(worker, i); err != nil {
+					errs <- err
 					for range next {
 					}
 					return
@@ -424,14 +437,14 @@ func createStatefulSets(t *testing.T, c *migrationCluster) {
 			}
 		})
 	}
-	for i := range migrationObjects {
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 
