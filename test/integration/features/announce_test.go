@@ -24,9 +24,13 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
@@ -34,6 +38,7 @@ import (
 	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/pkg/featurelifecycle"
+	featuresrest "k8s.io/featureflags/pkg/registry/features/rest"
 	"k8s.io/featureflags/test/integration/framework"
 )
 
@@ -119,6 +124,65 @@ func TestAnnounceTwoServers(t *testing.T) {
 	sort.Strings(changed)
 	if len(changed) > 0 {
 		t.Fatalf("re-announcing changed %d Features, e.g. %v", len(changed), changed[:min(len(changed), 5)])
+	}
+
+	checkViewerClusterRole(t, kubernetes.NewForConfigOrDie(a.ClientConfig()))
+}
+
+// checkViewerClusterRole checks, against an apiserver that authorizes with
+// RBAC, that the Feature viewer ClusterRole is bootstrapped, aggregated into
+// view, and that, bound in a namespace, it lets a user read that namespace's
+// Features and nothing more.
+func checkViewerClusterRole(t *testing.T, kube kubernetes.Interface) {
+	t.Helper()
+	ctx := context.Background()
+	var role *rbacv1.ClusterRole
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		role, err = kube.RbacV1().ClusterRoles().Get(ctx, featuresrest.ViewerClusterRoleName, metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("ClusterRole %s was not bootstrapped", featuresrest.ViewerClusterRoleName)
+	}
+	if role.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" {
+		t.Errorf("ClusterRole %s labels %v: not aggregated into view", role.Name, role.Labels)
+	}
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.RbacV1().RoleBindings("team-a").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "alice-views-features"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: featuresrest.ViewerClusterRoleName},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "alice"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	allowed := func(verb, namespace string) bool {
+		review, err := kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Group: featuresv1alpha1.GroupName, Resource: "features", Verb: verb, Namespace: namespace}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return review.Status.Allowed
+	}
+	// The binding reaches the authorizer's cache shortly.
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return allowed("list", "team-a"), nil
+	}); err != nil {
+		t.Fatal("alice, bound to the viewer ClusterRole in team-a, may not list its Features")
+	}
+	for _, c := range []struct{ verb, namespace string }{{"get", "team-a"}, {"watch", "team-a"}} {
+		if !allowed(c.verb, c.namespace) {
+			t.Errorf("alice may not %s Features in %s", c.verb, c.namespace)
+		}
+	}
+	for _, c := range []struct{ verb, namespace string }{{"list", "kube-system"}, {"update", "team-a"}, {"patch", "team-a"}, {"delete", "team-a"}} {
+		if allowed(c.verb, c.namespace) {
+			t.Errorf("alice may %s Features in %s", c.verb, c.namespace)
+		}
 	}
 }
 

@@ -84,6 +84,63 @@ func ReporterRoleBinding() *rbacv1.RoleBinding {
 	}
 }
 
+// ViewerClusterRoleName is the name of the ClusterRole that adds reading
+// Features to the default user-facing roles.
+const ViewerClusterRoleName = "system:aggregate-features-to-view"
+
+// aggregateToViewLabel aggregates a ClusterRole into upstream's "view" role,
+// which "edit" and "admin" aggregate in turn.
+const aggregateToViewLabel = "rbac.authorization.k8s.io/aggregate-to-view"
+
+// ViewerClusterRole returns the ClusterRole that lets whoever holds view,
+// edit or admin (in a namespace, or cluster-wide) read the Features there:
+// get, list and watch Features. Kubernetes' own are in kube-system, so a
+// namespace admin elsewhere sees only the third-party Features of their
+// namespace.
+func ViewerClusterRole() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ViewerClusterRoleName,
+			Labels: map[string]string{
+				"kubernetes.io/bootstrapping": "rbac-defaults",
+				aggregateToViewLabel:          "true",
+			},
+			Annotations: map[string]string{rbacv1.AutoUpdateAnnotationKey: "true"},
+		},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{features.GroupName}, Resources: []string{"features"}, Verbs: []string{"get", "list", "watch"}},
+		},
+	}
+}
+
+// EnsureViewerClusterRole creates or reconciles ViewerClusterRole with
+// upstream's RBAC reconciliation, as kube-apiserver's bootstrap policy does
+// for its own aggregated roles: missing rules and labels are added, extra
+// ones an administrator added are kept, and a ClusterRole whose autoupdate
+// annotation is "false" is left alone. The caller retries on error.
+func EnsureViewerClusterRole(ctx context.Context, client kubernetes.Interface) error {
+	role := ViewerClusterRole()
+	err := retryOnConflict(ctx, func() error {
+		result, err := (&reconciliation.ReconcileRoleOptions{
+			Role:    reconciliation.ClusterRoleRuleOwner{ClusterRole: role.DeepCopy()},
+			Client:  reconciliation.ClusterRoleModifier{Client: client.RbacV1().ClusterRoles()},
+			Confirm: true,
+		}).Run()
+		if err != nil {
+			return err
+		}
+		if result.Operation != reconciliation.ReconcileNone {
+			klog.InfoS("Reconciled the Feature viewer ClusterRole", "name", ViewerClusterRoleName, "operation", result.Operation,
+				"protected", result.Protected, "missingRules", len(result.MissingRules))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reconciling ClusterRole %s: %w", ViewerClusterRoleName, err)
+	}
+	return nil
+}
+
 // EnsureReporterRBAC creates or reconciles, in kube-system, the Role
 // ReporterRole and the RoleBinding ReporterRoleBinding. It uses upstream's
 // RBAC reconciliation (k8s.io/component-helpers/auth/rbac/reconciliation, as

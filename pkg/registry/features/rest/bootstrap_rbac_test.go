@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	rbacvalidation "k8s.io/component-helpers/auth/rbac/validation"
 )
 
 var (
@@ -316,5 +317,65 @@ func TestEnsureReporterRBACCancelled(t *testing.T) {
 	}
 	if w := writes(client); len(w) != 0 {
 		t.Errorf("wrote %v with a cancelled context", w)
+	}
+}
+
+// TestEnsureViewerClusterRole: the ClusterRole is created aggregated into
+// view; a second run writes nothing; a lost label or rule is put back while
+// an administrator's extra rule is kept; an opted-out role is left alone.
+func TestEnsureViewerClusterRole(t *testing.T) {
+	ctx := context.Background()
+	client := newClient()
+	if err := EnsureViewerClusterRole(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	role, err := client.RbacV1().ClusterRoles().Get(ctx, ViewerClusterRoleName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if role.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" {
+		t.Errorf("labels %v: the ClusterRole must aggregate into view", role.Labels)
+	}
+	if !apiequality.Semantic.DeepEqual(role.Rules, ViewerClusterRole().Rules) {
+		t.Errorf("rules %+v, want %+v", role.Rules, ViewerClusterRole().Rules)
+	}
+
+	client.ClearActions()
+	if err := EnsureViewerClusterRole(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(client); len(w) != 0 {
+		t.Errorf("a second run wrote %v", w)
+	}
+
+	extra := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}
+	role.Rules = []rbacv1.PolicyRule{extra}
+	delete(role.Labels, "rbac.authorization.k8s.io/aggregate-to-view")
+	if _, err := client.RbacV1().ClusterRoles().Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureViewerClusterRole(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	repaired, err := client.RbacV1().ClusterRoles().Get(ctx, ViewerClusterRoleName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	covers, _ := rbacvalidation.Covers(repaired.Rules, append(ViewerClusterRole().Rules, extra))
+	if repaired.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" || !covers {
+		t.Errorf("after repair: labels %v, rules %+v; want the label and rules back and the extra rule kept", repaired.Labels, repaired.Rules)
+	}
+
+	repaired.Annotations[rbacv1.AutoUpdateAnnotationKey] = "false"
+	repaired.Rules = []rbacv1.PolicyRule{extra}
+	if _, err := client.RbacV1().ClusterRoles().Update(ctx, repaired, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	client.ClearActions()
+	if err := EnsureViewerClusterRole(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(client); len(w) != 0 {
+		t.Errorf("an opted-out ClusterRole was written: %v", w)
 	}
 }

@@ -107,11 +107,16 @@ func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStart
 		if err != nil {
 			return err
 		}
-		// Components may read Features and report their uses through /status.
+		// Components may read Features and report their uses through
+		// /status; holders of view, edit and admin may read Features.
 		go func(ctx context.Context) {
 			_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
 				if err := EnsureReporterRBAC(ctx, kubeClient); err != nil {
 					klog.ErrorS(err, "Ensuring the feature reporter RBAC failed, will retry")
+					return false, nil
+				}
+				if err := EnsureViewerClusterRole(ctx, kubeClient); err != nil {
+					klog.ErrorS(err, "Ensuring the Feature viewer ClusterRole failed, will retry")
 					return false, nil
 				}
 				return true, nil
