@@ -2,8 +2,8 @@
 #
 #   make            build our binaries into _output/bin
 #   make test       unit + integration tests (etcd is built from its Go module)
-#   make verify     generated code is fresh, gofmt, go vet
-#   make update     regenerate everything generated
+#   make verify     generated code and api/openapi-spec are fresh, gofmt, go vet
+#   make update     regenerate everything generated (the OpenAPI spec needs etcd)
 #   make bench      benchmarks (ratios against upstream in one run)
 
 SHELL := /usr/bin/env bash -o errexit -o nounset -o pipefail
@@ -51,6 +51,7 @@ verify:
 
 update:
 	hack/update-codegen.sh
+	hack/update-openapi-spec.sh
 
 clean:
 	rm -rf $(OUT)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make verify: generated code is fresh, Go files are gofmt'ed, go vet is clean.
+# make verify: generated code and api/openapi-spec are fresh, Go files are
+# gofmt'ed, go vet is clean.
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,3 +19,6 @@ go vet ./... ./staging/src/k8s.io/features/...
 
 echo "+++ codegen"
 hack/verify-codegen.sh
+
+echo "+++ openapi-spec"
+hack/verify-openapi-spec.sh
