@@ -329,14 +329,14 @@ func (c *Controller) syncUnknown(ctx context.Context, f *featuresv1alpha1.Featur
 	case announced.Major() != own.Major() || announced.Minor() >= own.Minor():
 		message = fmt.Sprintf("no live kube-apiserver knows gate %s, announced at %s by a newer kube-apiserver than this %d.%d; kept", f.Spec.Gate, f.Status.Version, own.Major(), own.Minor())
 	case own.Minor()-announced.Minor() > uint(c.opts.RetainMinorVersions):
-		c.recorder.Eventf(f, corev1.EventTypeNormal, "FeatureDeleted", "no live kube-apiserver knows gate %s, last announced at %s, %d minor versions ago (more than %d): deleting the Feature",
-			f.Spec.Gate, f.Status.Version, own.Minor()-announced.Minor(), c.opts.RetainMinorVersions)
 		err := c.client.FeaturesV1alpha1().Features(f.Namespace).Delete(ctx, f.Name, metav1.DeleteOptions{
 			Preconditions: &metav1.Preconditions{UID: &f.UID, ResourceVersion: &f.ResourceVersion}})
 		if apierrors.IsNotFound(err) {
 			err = nil
 		}
 		if err == nil {
+			c.recorder.Eventf(f, corev1.EventTypeNormal, "FeatureDeleted", "no live kube-apiserver knows gate %s, last announced at %s, %d minor versions ago (more than %d): deleted the Feature",
+				f.Spec.Gate, f.Status.Version, own.Minor()-announced.Minor(), c.opts.RetainMinorVersions)
 			klog.FromContext(ctx).Info("Deleted a Feature no live kube-apiserver knows", "feature", key, "version", f.Status.Version)
 			c.elector.Forget(key)
 		}
@@ -349,13 +349,15 @@ func (c *Controller) syncUnknown(ctx context.Context, f *featuresv1alpha1.Featur
 	if apiequality.Semantic.DeepEqual(status, &f.Status) {
 		return 0, nil
 	}
+	updated := f.DeepCopy()
+	updated.Status = *status
+	if _, err := c.client.FeaturesV1alpha1().Features(f.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
+		return 0, err
+	}
 	if !meta.IsStatusConditionFalse(f.Status.Conditions, featuresv1alpha1.FeatureConditionKnown) {
 		c.recorder.Eventf(f, corev1.EventTypeWarning, "GateUnknown", "%s", message)
 	}
-	updated := f.DeepCopy()
-	updated.Status = *status
-	_, err = c.client.FeaturesV1alpha1().Features(f.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"})
-	return 0, err
+	return 0, nil
 }
 
 // sync does one pass over a Feature this apiserver leads and returns when to
