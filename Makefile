@@ -5,6 +5,7 @@
 #   make verify     generated code and api/openapi-spec are fresh, gofmt, go vet
 #   make update     regenerate everything generated (the OpenAPI spec needs etcd)
 #   make bench      benchmarks (ratios against upstream in one run)
+#   make rebase VERSION=v1.x.y   move to another upstream release
 
 SHELL := /usr/bin/env bash -o errexit -o nounset -o pipefail
 GO ?= go
@@ -19,7 +20,7 @@ INTEGRATION_FLAGS ?= -p 1 -timeout 30m
 UNIT_PKGS := ./cmd/... ./pkg/... ./plugin/... ./staging/src/k8s.io/features/...
 INTEGRATION_PKGS := ./test/integration/...
 
-.PHONY: all build test test-unit test-integration bench verify update clean etcd
+.PHONY: all build test test-unit test-integration bench verify update clean etcd rebase
 
 all: build
 
@@ -48,6 +49,10 @@ bench: etcd build
 
 verify:
 	hack/verify.sh
+
+# make rebase VERSION=v1.37.2: move to another upstream release (hack/rebase.sh).
+rebase:
+	hack/rebase.sh $(if $(ALLOW_DOWNGRADE),--allow-downgrade) $(VERSION)
 
 update:
 	hack/update-codegen.sh

@@ -5,11 +5,13 @@
 # cannot be downloaded. `go install go.etcd.io/etcd/server/v3@VERSION` is refused
 # because etcd's go.mod carries replace directives, so we build the server's main
 # package from a throw-away module that requires it. The version is the one
-# upstream Kubernetes 1.36 pins.
+# upstream's build/dependencies.yaml names for the release go.mod requires
+# (hack/tools/upstreamdeps etcd-version); ETCD_VERSION overrides it.
 set -o errexit -o nounset -o pipefail
 
-ETCD_VERSION=${ETCD_VERSION:-3.6.8}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "${ROOT}/hack/lib/upstreamdeps.sh"
+ETCD_VERSION=${ETCD_VERSION:-$(featureflags::upstreamdeps etcd-version)}
 DEST="${ROOT}/third_party/etcd"
 BIN="${DEST}/etcd"
 

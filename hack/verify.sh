@@ -17,6 +17,9 @@ fi
 echo "+++ go vet"
 go vet ./... ./staging/src/k8s.io/features/...
 
+echo "+++ upstream dependencies"
+hack/verify-upstream-deps.sh
+
 echo "+++ codegen"
 hack/verify-codegen.sh
 

@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
@@ -49,6 +48,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	lifecyclefixtures "k8s.io/featureflags/test/integration/features/lifecycle"
 )
@@ -108,7 +108,7 @@ func create(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResourc
 		return nil, kind.resource, err
 	}
 	rest.FillObjectMetaSystemFields(objMeta)
-	ctx := genericapirequest.WithNamespace(context.Background(), objMeta.GetNamespace())
+	ctx := migrator.RequestContext(context.Background(), kind.resource, "create", objMeta.GetNamespace(), objMeta.GetName())
 	return internal, kind.resource, rest.BeforeCreate(kind.strategy, ctx, internal)
 }
 
@@ -133,6 +133,7 @@ func TestLifecycleFixtures(t *testing.T) {
 			if len(objs) == 0 {
 				return
 			}
+			emulateChangeable(t, gate)
 			ns := lifecyclefixtures.Namespace(gate)
 			if objs[0].GetKind() != "Namespace" || objs[0].GetName() != ns {
 				t.Errorf("the first object must be the Namespace %s, is %s %s", ns, objs[0].GetKind(), objs[0].GetName())

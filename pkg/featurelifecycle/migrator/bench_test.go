@@ -33,6 +33,7 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/apis/apps"
+	"k8s.io/kubernetes/pkg/features"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator/migratortest"
@@ -104,6 +105,7 @@ func BenchmarkMigrateStatefulSets(b *testing.B) {
 }
 
 func benchmarkMigrate(b *testing.B, e *migratortest.Etcd, name string) {
+	migratortest.TurnOff(b, features.MaxUnavailableStatefulSet)
 	stores := e.NewStores(b)
 	store := migratortest.RegistryStore(b, stores, statefulSets)
 	size := storedSize(b, e, store)

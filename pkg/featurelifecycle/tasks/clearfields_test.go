@@ -148,6 +148,7 @@ func listAll(t *testing.T, stores migrator.Stores, gr schema.GroupResource) []ru
 }
 
 func TestClearFieldsStatefulSets(t *testing.T) {
+	migratortest.TurnOff(t, kubefeatures.MaxUnavailableStatefulSet)
 	e := migratortest.StartEtcd(t)
 	stores := e.NewStores(t)
 	objs := map[schema.GroupResource][]runtime.Object{}

@@ -113,7 +113,7 @@ func makePod(t *testing.T, store *genericregistry.Store, namespace, name string,
 			}},
 		}}
 	}
-	ctx := genericapirequest.WithNamespace(context.Background(), namespace)
+	ctx := migrator.RequestContext(context.Background(), store.DefaultQualifiedResource, "create", namespace, name)
 	if _, err := store.Create(ctx, pod, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating %s/%s: %v", namespace, name, err)
 	}

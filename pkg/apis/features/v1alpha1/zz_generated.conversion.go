@@ -24,7 +24,6 @@ package v1alpha1
 import (
 	unsafe "unsafe"
 
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	conversion "k8s.io/apimachinery/pkg/conversion"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	features "k8s.io/featureflags/pkg/apis/features"
@@ -156,9 +155,7 @@ func Convert_features_FeatureList_To_v1alpha1_FeatureList(in *features.FeatureLi
 }
 
 func autoConvert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in *apiv1alpha1.FeatureSpec, out *features.FeatureSpec, s conversion.Scope) error {
-	out.Gate = in.Gate
-	out.DesiredState = features.FeatureDesiredState(in.DesiredState)
-	out.Management = features.FeatureManagement(in.Management)
+	*out = *(*features.FeatureSpec)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -168,9 +165,7 @@ func Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in *apiv1alpha1.Featur
 }
 
 func autoConvert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in *features.FeatureSpec, out *apiv1alpha1.FeatureSpec, s conversion.Scope) error {
-	out.Gate = in.Gate
-	out.DesiredState = apiv1alpha1.FeatureDesiredState(in.DesiredState)
-	out.Management = apiv1alpha1.FeatureManagement(in.Management)
+	*out = *(*apiv1alpha1.FeatureSpec)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -180,16 +175,7 @@ func Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in *features.FeatureSp
 }
 
 func autoConvert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *apiv1alpha1.FeatureStatus, out *features.FeatureStatus, s conversion.Scope) error {
-	out.State = features.FeatureState(in.State)
-	out.Default = (*bool)(unsafe.Pointer(in.Default))
-	out.PreRelease = features.FeaturePreRelease(in.PreRelease)
-	out.LockToDefault = in.LockToDefault
-	out.Version = in.Version
-	out.Tasks = *(*[]features.FeatureTask)(unsafe.Pointer(&in.Tasks))
-	out.Uses = *(*[]features.FeatureUse)(unsafe.Pointer(&in.Uses))
-	out.UsesResetTime = (*v1.Time)(unsafe.Pointer(in.UsesResetTime))
-	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
-	out.ObservedGeneration = in.ObservedGeneration
+	*out = *(*features.FeatureStatus)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -199,16 +185,7 @@ func Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *apiv1alpha1.Fe
 }
 
 func autoConvert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.FeatureStatus, out *apiv1alpha1.FeatureStatus, s conversion.Scope) error {
-	out.State = apiv1alpha1.FeatureState(in.State)
-	out.Default = (*bool)(unsafe.Pointer(in.Default))
-	out.PreRelease = apiv1alpha1.FeaturePreRelease(in.PreRelease)
-	out.LockToDefault = in.LockToDefault
-	out.Version = in.Version
-	out.Tasks = *(*[]apiv1alpha1.FeatureTask)(unsafe.Pointer(&in.Tasks))
-	out.Uses = *(*[]apiv1alpha1.FeatureUse)(unsafe.Pointer(&in.Uses))
-	out.UsesResetTime = (*v1.Time)(unsafe.Pointer(in.UsesResetTime))
-	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
-	out.ObservedGeneration = in.ObservedGeneration
+	*out = *(*apiv1alpha1.FeatureStatus)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -218,12 +195,7 @@ func Convert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.Featu
 }
 
 func autoConvert_v1alpha1_FeatureTask_To_features_FeatureTask(in *apiv1alpha1.FeatureTask, out *features.FeatureTask, s conversion.Scope) error {
-	out.Name = in.Name
-	out.Description = in.Description
-	out.Attempts = in.Attempts
-	out.Message = in.Message
-	out.Progress = in.Progress
-	out.Checkpoint = in.Checkpoint
+	*out = *(*features.FeatureTask)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -233,12 +205,7 @@ func Convert_v1alpha1_FeatureTask_To_features_FeatureTask(in *apiv1alpha1.Featur
 }
 
 func autoConvert_features_FeatureTask_To_v1alpha1_FeatureTask(in *features.FeatureTask, out *apiv1alpha1.FeatureTask, s conversion.Scope) error {
-	out.Name = in.Name
-	out.Description = in.Description
-	out.Attempts = in.Attempts
-	out.Message = in.Message
-	out.Progress = in.Progress
-	out.Checkpoint = in.Checkpoint
+	*out = *(*apiv1alpha1.FeatureTask)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -248,10 +215,7 @@ func Convert_features_FeatureTask_To_v1alpha1_FeatureTask(in *features.FeatureTa
 }
 
 func autoConvert_v1alpha1_FeatureUse_To_features_FeatureUse(in *apiv1alpha1.FeatureUse, out *features.FeatureUse, s conversion.Scope) error {
-	out.Component = in.Component
-	out.Enabled = in.Enabled
-	out.Reporters = *(*[]string)(unsafe.Pointer(&in.Reporters))
-	out.FirstReportTime = in.FirstReportTime
+	*out = *(*features.FeatureUse)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -261,10 +225,7 @@ func Convert_v1alpha1_FeatureUse_To_features_FeatureUse(in *apiv1alpha1.FeatureU
 }
 
 func autoConvert_features_FeatureUse_To_v1alpha1_FeatureUse(in *features.FeatureUse, out *apiv1alpha1.FeatureUse, s conversion.Scope) error {
-	out.Component = in.Component
-	out.Enabled = in.Enabled
-	out.Reporters = *(*[]string)(unsafe.Pointer(&in.Reporters))
-	out.FirstReportTime = in.FirstReportTime
+	*out = *(*apiv1alpha1.FeatureUse)(unsafe.Pointer(in))
 	return nil
 }
 

@@ -42,6 +42,9 @@ import (
 	etcd3testing "k8s.io/apiserver/pkg/storage/etcd3/testing"
 	"k8s.io/apiserver/pkg/storage/etcd3/testserver"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/kubeapiserver"
 	"k8s.io/utils/ptr"
@@ -131,6 +134,16 @@ func RegistryStore(tb testing.TB, stores migrator.Stores, gr schema.GroupResourc
 		tb.Fatalf("the store of %s is a %T, not a *genericregistry.Store", gr, s)
 	}
 	return store
+}
+
+// TurnOff turns gate off for the rest of the test. What a migration clears
+// was written while its gate was on, and the migration runs once the gate is
+// off, as in a cluster; MaxUnavailableStatefulSet, which the tests clear, is
+// on by default since 1.37 (apps/v1 defaulting then gives every StatefulSet
+// read back maxUnavailable: 1).
+func TurnOff(tb testing.TB, gate featuregate.Feature) {
+	tb.Helper()
+	featuregatetesting.SetFeatureGateDuringTest(tb, utilfeature.DefaultFeatureGate, gate, false)
 }
 
 // Create creates obj (an internal object) through a registry store, with

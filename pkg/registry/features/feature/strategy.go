@@ -85,7 +85,7 @@ func (featureStrategy) WarningsOnCreate(ctx context.Context, obj runtime.Object)
 func (featureStrategy) Canonicalize(obj runtime.Object) {}
 
 // AllowCreateOnUpdate is false: a Feature is created with POST.
-func (featureStrategy) AllowCreateOnUpdate() bool { return false }
+func (featureStrategy) AllowCreateOnUpdate(context.Context) bool { return false }
 
 // ValidateUpdate validates an update of spec and metadata.
 func (featureStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
@@ -98,7 +98,7 @@ func (featureStrategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Ob
 }
 
 // AllowUnconditionalUpdate is true: an update without resourceVersion is allowed.
-func (featureStrategy) AllowUnconditionalUpdate() bool { return true }
+func (featureStrategy) AllowUnconditionalUpdate(context.Context) bool { return true }
 
 type statusStrategy struct {
 	featureStrategy

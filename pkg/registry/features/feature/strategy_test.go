@@ -106,10 +106,10 @@ func TestScope(t *testing.T) {
 	if !StatusStrategy.NamespaceScoped() {
 		t.Error("Feature status must be namespace scoped")
 	}
-	if Strategy.AllowCreateOnUpdate() {
+	if Strategy.AllowCreateOnUpdate(context.Background()) {
 		t.Error("Feature must not allow create on update")
 	}
-	if StatusStrategy.AllowCreateOnUpdate() {
+	if StatusStrategy.AllowCreateOnUpdate(context.Background()) {
 		t.Error("Feature status must not allow create on update")
 	}
 }

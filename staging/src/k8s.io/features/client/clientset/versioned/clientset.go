@@ -29,7 +29,7 @@ import (
 )
 
 type Interface interface {
-	Discovery() discovery.DiscoveryInterface
+	Discovery() discovery.DiscoveryInterfaces
 	FeaturesV1alpha1() featuresv1alpha1.FeaturesV1alpha1Interface
 }
 
@@ -45,7 +45,7 @@ func (c *Clientset) FeaturesV1alpha1() featuresv1alpha1.FeaturesV1alpha1Interfac
 }
 
 // Discovery retrieves the DiscoveryClient
-func (c *Clientset) Discovery() discovery.DiscoveryInterface {
+func (c *Clientset) Discovery() discovery.DiscoveryInterfaces {
 	if c == nil {
 		return nil
 	}

@@ -39,7 +39,7 @@ import (
 // namespace. The object name is the gate name in lower-case kebab form
 // (MaxUnavailableStatefulSet is max-unavailable-stateful-set).
 type FeatureApplyConfiguration struct {
-	v1.TypeMetaApplyConfiguration `json:",inline"`
+	v1.TypeMetaApplyConfiguration `json:""`
 	// Standard object's metadata.
 	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`

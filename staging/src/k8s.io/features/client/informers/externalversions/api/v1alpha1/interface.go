@@ -25,7 +25,7 @@ import (
 // Interface provides access to all the informers in this group version.
 type Interface interface {
 	// Features returns a FeatureInformer.
-	Features() FeatureInformer
+	Features() TypedFeatureInformer
 }
 
 type version struct {
@@ -39,7 +39,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Features returns a FeatureInformer.
-func (v *version) Features() FeatureInformer {
+// Features returns a TypedFeatureInformer.
+func (v *version) Features() TypedFeatureInformer {
 	return &featureInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
