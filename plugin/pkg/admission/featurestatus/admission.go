@@ -88,6 +88,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -100,6 +101,8 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/kubernetes/pkg/auth/nodeidentifier"
 	"sigs.k8s.io/yaml"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
 	"k8s.io/featureflags/pkg/apis/features"
 	"k8s.io/featureflags/pkg/apis/features/validation"
@@ -428,43 +431,28 @@ func (k useKey) String() string {
 }
 
 // check returns why the reporter may not change status from old to new, or
-// nothing when it may.
+// nothing when it may. It fails closed: with the reporter's own entries of
+// status.uses taken out, old and new status must be semantically equal, field
+// by field of FeatureStatus, so a field added to the type later is guarded
+// without being named here. Within its own entries a reporter may add and
+// remove entries and identities, but not move firstReportTime of an entry
+// that stays; a node may only add or remove its own name.
 func (r *reporter) check(newStatus, oldStatus *features.FeatureStatus) []string {
-	// Fields other than uses, in the order of the type.
 	var fields []string
-	for _, f := range []struct {
-		name     string
-		new, old any
-	}{
-		{"status.state", newStatus.State, oldStatus.State},
-		{"status.default", newStatus.Default, oldStatus.Default},
-		{"status.preRelease", newStatus.PreRelease, oldStatus.PreRelease},
-		{"status.lockToDefault", newStatus.LockToDefault, oldStatus.LockToDefault},
-		{"status.version", newStatus.Version, oldStatus.Version},
-		{"status.tasks", newStatus.Tasks, oldStatus.Tasks},
-		{"status.usesResetTime", newStatus.UsesResetTime, oldStatus.UsesResetTime},
-		{"status.conditions", newStatus.Conditions, oldStatus.Conditions},
-		{"status.observedGeneration", newStatus.ObservedGeneration, oldStatus.ObservedGeneration},
-	} {
-		if !apiequality.Semantic.DeepEqual(f.new, f.old) {
-			fields = append(fields, f.name)
-		}
+	others := func(u *features.FeatureUse) bool { return !r.components.Has(u.Component) }
+	newRest, oldRest := statusWith(newStatus, others), statusWith(oldStatus, others)
+	if !apiequality.Semantic.DeepEqual(newRest, oldRest) {
+		fields = changedFields(newRest, oldRest)
 	}
 
 	oldUses, keys := indexUses(oldStatus.Uses, nil)
 	newUses, keys := indexUses(newStatus.Uses, keys)
-	if len(newUses) != len(newStatus.Uses) {
-		fields = append(fields, "status.uses (duplicate entries)")
-	}
 	var identityMsgs []string
 	for _, k := range keys {
-		oldUse, newUse := oldUses[k], newUses[k]
 		if !r.components.Has(k.component) {
-			if !apiequality.Semantic.DeepEqual(oldUse, newUse) {
-				fields = append(fields, k.String())
-			}
 			continue
 		}
+		oldUse, newUse := oldUses[k], newUses[k]
 		var changed []string // identities added or removed
 		switch {
 		case oldUse == nil && newUse == nil:
@@ -502,6 +490,74 @@ func (r *reporter) check(newStatus, oldStatus *features.FeatureStatus) []string 
 		msgs = append(msgs, fmt.Sprintf("%s may only change %s own entries of status.uses, not %s", r.subject(), its, strings.Join(fields, ", ")))
 	}
 	return append(msgs, identityMsgs...)
+}
+
+// statusWith returns a shallow copy of s whose uses are only the entries keep
+// accepts, ordered by key (uses is a map list: order carries no meaning).
+func statusWith(s *features.FeatureStatus, keep func(*features.FeatureUse) bool) *features.FeatureStatus {
+	out := *s
+	out.Uses = nil
+	for i := range s.Uses {
+		if keep(&s.Uses[i]) {
+			out.Uses = append(out.Uses, s.Uses[i])
+		}
+	}
+	slices.SortStableFunc(out.Uses, func(a, b features.FeatureUse) int {
+		if c := strings.Compare(a.Component, b.Component); c != 0 {
+			return c
+		}
+		switch {
+		case a.Enabled == b.Enabled:
+			return 0
+		case b.Enabled:
+			return -1
+		}
+		return 1
+	})
+	return &out
+}
+
+// changedFields names, by their JSON paths, the fields of FeatureStatus that
+// differ between a and b; for uses, the entries that differ. It walks the
+// type by reflection, so it names fields added later too.
+func changedFields(a, b *features.FeatureStatus) []string {
+	var fields []string
+	av, bv := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	for i := 0; i < av.NumField(); i++ {
+		if apiequality.Semantic.DeepEqual(av.Field(i).Interface(), bv.Field(i).Interface()) {
+			continue
+		}
+		f := av.Type().Field(i)
+		if f.Name == "Uses" {
+			aUses, keys := indexUses(a.Uses, nil)
+			bUses, keys := indexUses(b.Uses, keys)
+			for _, k := range keys {
+				if !apiequality.Semantic.DeepEqual(aUses[k], bUses[k]) {
+					fields = append(fields, k.String())
+				}
+			}
+			continue
+		}
+		fields = append(fields, "status."+jsonName(f))
+	}
+	if len(fields) == 0 {
+		// Semantic equality of the whole differs from that of the parts
+		// only for a field type with its own equality; refuse all the same.
+		fields = append(fields, "status")
+	}
+	return fields
+}
+
+// jsonName is the JSON name of a field of the internal FeatureStatus: the
+// tag of the field of the same name in v1alpha1, the lower-camel Go name when
+// v1alpha1 has no such field.
+func jsonName(f reflect.StructField) string {
+	if ext, ok := reflect.TypeFor[featuresv1alpha1.FeatureStatus]().FieldByName(f.Name); ok {
+		if name, _, _ := strings.Cut(ext.Tag.Get("json"), ","); name != "" && name != "-" {
+			return name
+		}
+	}
+	return strings.ToLower(f.Name[:1]) + f.Name[1:]
 }
 
 // indexUses maps the entries of uses by key and appends keys not yet in
