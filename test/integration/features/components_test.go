@@ -18,6 +18,7 @@ package features
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -144,9 +145,21 @@ func TestComponentsReportUses(t *testing.T) {
 			f.Status.Uses = append(f.Status.Uses, featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-2"}, FirstReportTime: metav1.Now()})
 		}, "node-2")
 
+		// Duplicate keys in uses are refused by the strategy's validation
+		// (422, which runs before validating admission), even when only the
+		// reporter's own entries change, which admission would allow.
+		f, err := asKCM.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dup := featuresv1alpha1.FeatureUse{Component: "kube-controller-manager", Enabled: true, Reporters: []string{"kcm-a"}, FirstReportTime: metav1.Now()}
+		f.Status.Uses = append(f.Status.Uses, dup, dup)
+		_, err = asKCM.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{})
+		expectInvalid(t, "kcm sends its own entry twice", err, fmt.Sprintf("status.uses[%d]", len(f.Status.Uses)-1))
+
 		// A node may add its own entry; RBAC lets components read but not
 		// create Features.
-		f, err := asNode.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+		f, err = asNode.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,9 +40,7 @@ const kubeletGate = "KubeletCrashLoopBackOffMax"
 // fake CRI runtime (no container runtime is available here): it reports the
 // gates it checked under its node name, with the value of its configuration.
 func TestKubeletReportsUses(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the kubelet needs root")
-	}
+	framework.RequireRoot(t, "the kubelet bind-mounts its root directory and manages cgroups, which needs root")
 	apiserver := framework.StartAPIServerProcess(t, "apiserver", framework.SharedEtcd().Prefix, lifecycleFlags...)
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
 	waitForFeatures(t, admin, len(knownGates()))

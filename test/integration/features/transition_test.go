@@ -84,6 +84,22 @@ func (r *stateRecorder) get() []featuresv1alpha1.FeatureState {
 	return slices.Clone(r.states)
 }
 
+// through waits until the watch has delivered state as the last of at least
+// n recorded states, and returns them all: a GET can see a state before the
+// watch delivers it.
+func (r *stateRecorder) through(t *testing.T, n int, state featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureState {
+	t.Helper()
+	var got []featuresv1alpha1.FeatureState
+	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		got = r.get()
+		return len(got) >= n && got[len(got)-1] == state, nil
+	})
+	if err != nil {
+		t.Fatalf("the watch never delivered %s as state %d: states %v", state, n, got)
+	}
+	return got
+}
+
 // waitForConverged waits until the Feature is in state with desired state
 // equal and Converged=True, and returns it.
 func waitForConverged(t *testing.T, client featuresclient.Interface, name string, state featuresv1alpha1.FeatureState, timeout time.Duration) *featuresv1alpha1.Feature {
@@ -141,9 +157,7 @@ func TestTransitionAcrossRestarts(t *testing.T) {
 		if len(f.Status.Tasks) != 0 || f.Status.UsesResetTime == nil {
 			t.Fatalf("after the transition: tasks %v, usesResetTime %v", f.Status.Tasks, f.Status.UsesResetTime)
 		}
-		// Give the watch a moment to deliver the last event.
-		time.Sleep(500 * time.Millisecond)
-		got := states.get()[before:]
+		got := states.through(t, before+2, step.final)[before:]
 		if want := []featuresv1alpha1.FeatureState{step.trans, step.final}; !slices.Equal(got, want) {
 			t.Fatalf("states %v, want %v", got, want)
 		}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -278,17 +279,30 @@ func (p *APIServerProcess) LogTail(n int) string {
 
 var (
 	separateHostsOnce sync.Once
-	separateHosts     bool
+	// hostPrefix is the unshare(1) command line that runs a command under
+	// its own host name; nil when this machine cannot.
+	hostPrefix []string
 )
 
 // SeparateHosts reports whether processes can run under their own host
-// names (unshare(1) with a new UTS namespace, which needs root). Without it
-// every apiserver process has this host's name and so the same identity.
+// names: unshare(1) with a new UTS namespace, as root directly, as another
+// user inside a new user namespace that maps the user to root (unprivileged
+// user namespaces, on by default on Linux). Without it every apiserver
+// process has this host's name and so the same identity.
 func SeparateHosts() bool {
 	separateHostsOnce.Do(func() {
-		separateHosts = exec.Command("unshare", "--uts", "sh", "-c", `hostname "$0"`, "featureflags-probe").Run() == nil
+		for _, prefix := range [][]string{
+			{"unshare", "--uts"},
+			{"unshare", "--user", "--map-root-user", "--uts"},
+		} {
+			probe := append(slices.Clone(prefix), "sh", "-c", `hostname "$0"`, "featureflags-probe")
+			if exec.Command(probe[0], probe[1:]...).Run() == nil {
+				hostPrefix = prefix
+				return
+			}
+		}
 	})
-	return separateHosts
+	return hostPrefix != nil
 }
 
 // hostCommand runs binary with args under host name host when SeparateHosts,
@@ -298,7 +312,8 @@ func hostCommand(host, binary string, args ...string) *exec.Cmd {
 	if !SeparateHosts() {
 		return exec.Command(binary, args...)
 	}
-	return exec.Command("unshare", append([]string{"--uts", "sh", "-c", `hostname "$0" && exec "$@"`, host, binary}, args...)...)
+	argv := append(slices.Clone(hostPrefix[1:]), "sh", "-c", `hostname "$0" && exec "$@"`, host, binary)
+	return exec.Command(hostPrefix[0], append(argv, args...)...)
 }
 
 func freePort() (int, error) {

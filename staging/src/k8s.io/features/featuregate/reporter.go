@@ -149,6 +149,9 @@ type reporter struct {
 	failures map[string]int
 	// writes and conflicts count write attempts, for tests and metrics.
 	writes, conflicts int
+	// absent counts, per Feature, the passes that found no Feature to
+	// report to (it is reported when its add event arrives), for tests.
+	absent map[string]int
 }
 
 func newReporter(g *Gate, client featuresclient.Interface, identity string, opts ReporterOptions) (*reporter, error) {
@@ -164,6 +167,7 @@ func newReporter(g *Gate, client featuresclient.Interface, identity string, opts
 		sampled:  g.Component() != APIServerComponent,
 		delayed:  map[string]time.Time{},
 		failures: map[string]int{},
+		absent:   map[string]int{},
 		limiter:  flowcontrol.NewTokenBucketRateLimiter(opts.QPS, opts.Burst),
 	}
 	r.informers = featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, featuresinformers.WithNamespace(opts.Namespace))
@@ -283,6 +287,9 @@ func retryBackoff(n int) time.Duration {
 func (r *reporter) sync(ctx context.Context, name string) (time.Duration, error) {
 	f, err := r.lister.Features(r.opts.Namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		r.mu.Lock()
+		r.absent[name]++
+		r.mu.Unlock()
 		return 0, nil // reported once it appears: its add event enqueues it
 	}
 	if err != nil {

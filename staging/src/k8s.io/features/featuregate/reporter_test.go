@@ -162,7 +162,11 @@ func TestStartReportsUses(t *testing.T) {
 		return false, nil, nil
 	})
 	opts := ReporterOptions{FirstWriteDelay: -1, ResyncPeriod: time.Hour}
-	if err := g.StartWithOptions(ctx, client, "kcm-1", opts); err != nil {
+	r, err := newReporter(g, client, "kcm-1", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waitForUses(t, client, "beta-gate", "kube-controller-manager=true[kcm-1];")
@@ -170,8 +174,17 @@ func TestStartReportsUses(t *testing.T) {
 		t.Fatalf("expected the conflict to be retried, saw %d status updates", conflicts.Load())
 	}
 
-	g.Enabled("AlphaGate") // first checked after Start, Feature not there yet
-	time.Sleep(100 * time.Millisecond)
+	// First checked after Start, with no Feature yet: the reporter looks,
+	// finds none, and reports once the Feature's add event arrives.
+	g.Enabled("AlphaGate")
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.absent["alpha-gate"] > 0, nil
+	})
+	if err != nil {
+		t.Fatal("the reporter never looked for the Feature of AlphaGate after its first check")
+	}
 	if _, err := client.FeaturesV1alpha1().Features("kube-system").Create(ctx, feature("AlphaGate"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
