@@ -44,6 +44,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/spf13/pflag"
 
@@ -78,6 +79,13 @@ type ControllerOptions struct {
 	RetainMinorVersions int
 	// Workers is the number of Features processed concurrently.
 	Workers int
+
+	// Lifecycles is the registry transitions are planned from; nil means
+	// features.Lifecycles. Not a flag: tests pass their own.
+	Lifecycles map[featuregate.Feature]features.Lifecycle
+	// Clock is the clock of the controller and of its elector; nil means the
+	// real clock. Not a flag: tests pass a fake one.
+	Clock clock.PassiveClock
 }
 
 // DefaultControllerOptions are the defaults of the flags.
@@ -115,7 +123,7 @@ type Controller struct {
 	client   featuresclient.Interface
 	opts     ControllerOptions
 	env      tasks.Env
-	now      func() time.Time
+	clock    clock.PassiveClock
 	elector  *leader.Elector
 	leases   coordinationlisters.LeaseLister
 	recorder record.EventRecorder
@@ -159,16 +167,22 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 			o.LabelSelector = leader.IdentityLeaseComponentLabelKey + "=" + leader.KubeAPIServer
 		})
 	leases := coordinationlisters.NewLeaseLister(leaseInformer.GetIndexer())
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	if opts.Lifecycles == nil {
+		opts.Lifecycles = features.Lifecycles
+	}
 	c := &Controller{
 		self:          self,
 		gate:          gate,
 		env:           env,
 		client:        client,
 		opts:          opts,
-		now:           time.Now,
+		clock:         opts.Clock,
 		leases:        leases,
 		leaseInformer: leaseInformer,
-		elector:       leader.NewElector(self, leases, opts.LivenessWindow, time.Now),
+		elector:       leader.NewElector(self, leases, opts.LivenessWindow, opts.Clock.Now),
 		informers:     featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.Resync, featuresinformers.WithNamespace(KubeNamespace)),
 		taskStarts:    map[string]time.Time{},
 		notBefore:     map[string]pendingStep{},
@@ -293,7 +307,7 @@ func (c *Controller) spec(gate string) (featuregate.FeatureSpec, bool) {
 // past the version in its status. A Feature announced by a newer apiserver
 // (a downgrade) is only marked.
 func (c *Controller) syncUnknown(ctx context.Context, f *featuresv1alpha1.Feature) (time.Duration, error) {
-	now := c.now()
+	now := c.clock.Now()
 	key := leader.Key(f)
 	leaderName, ok := c.elector.Leader(f)
 	live, err := c.apiservers(now, c.opts.LivenessWindow)
@@ -388,7 +402,7 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if !leads {
 		return 0, nil
 	}
-	now := c.now()
+	now := c.clock.Now()
 	// Apiservers seen within the forget window keep their say in the
 	// desired state, so that an outage cannot start a transition.
 	voters, err := c.voters(now)
@@ -611,7 +625,7 @@ func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, 
 // then what the lifecycle registry declares.
 func (c *Controller) tasksFor(gate string, target featuresv1alpha1.FeatureState) []tasks.Task {
 	list := []tasks.Task{tasks.WaitForUses{Period: c.opts.WaitForUsesPeriod}}
-	lc := features.Lifecycles[featuregate.Feature(gate)]
+	lc := c.opts.Lifecycles[featuregate.Feature(gate)]
 	if target == featuresv1alpha1.FeatureStateTurningOn {
 		return append(list, lc.OnEnable...)
 	}
@@ -648,7 +662,7 @@ func (c *Controller) leaseDeleted(obj any) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.departed[lease.Name] = c.now()
+	c.departed[lease.Name] = c.clock.Now()
 }
 
 // voters returns the kube-apiservers whose configuration counts for desired

@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
 	metricstestutil "k8s.io/component-base/metrics/testutil"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	featuresfake "k8s.io/features/client/clientset/versioned/fake"
@@ -62,23 +63,27 @@ func (t flakyTask) Step(_ context.Context, _ tasks.Env, _ *featuresv1alpha1.Feat
 	return tasks.Outcome{Checkpoint: strings.Repeat("x", n), Progress: fmt.Sprintf("%d/3", n)}, nil
 }
 
+// harness runs controllers of several apiservers over one fake client, with
+// one fake clock and a lifecycle registry of its own, so tests run in
+// parallel.
 type harness struct {
 	t           *testing.T
 	features    *featuresfake.Clientset
-	now         time.Time
+	clock       *clocktesting.FakePassiveClock
+	lifecycles  map[featuregate.Feature]features.Lifecycle
 	controllers map[string]*Controller
 }
 
 // advance moves the clock; every controller's apiserver renews its lease.
 func (h *harness) advance(d time.Duration) {
-	h.now = h.now.Add(d)
+	h.clock.SetTime(h.clock.Now().Add(d))
 	for self, c := range h.controllers {
 		h.renew(c, self)
 	}
 }
 
 func (h *harness) renew(c *Controller, self string) {
-	renew := metav1.NewMicroTime(h.now)
+	renew := metav1.NewMicroTime(h.clock.Now())
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Name: self, Namespace: "kube-system", Labels: map[string]string{leader.IdentityLeaseComponentLabelKey: leader.KubeAPIServer}},
 		Spec:       coordinationv1.LeaseSpec{RenewTime: &renew},
@@ -89,7 +94,8 @@ func (h *harness) renew(c *Controller, self string) {
 }
 
 func newHarness(t *testing.T) *harness {
-	return &harness{t: t, now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), controllers: map[string]*Controller{}}
+	return &harness{t: t, clock: clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
+		lifecycles: map[featuregate.Feature]features.Lifecycle{}, controllers: map[string]*Controller{}}
 }
 
 // testGateFeature returns the Feature test-gate of TestGate with desired
@@ -117,13 +123,13 @@ func (h *harness) controller(self string, configured bool) *Controller {
 	}
 	opts := DefaultControllerOptions()
 	opts.WaitForUsesPeriod = time.Minute
+	opts.Clock = h.clock
+	opts.Lifecycles = h.lifecycles
 	c, err := NewController(self, gate, h.features, kubefake.NewClientset(), tasks.Env{}, opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c.now = func() time.Time { return h.now }
 	h.renew(c, self)
-	c.elector = leader.NewElector(self, c.leases, opts.LivenessWindow, c.now)
 	h.controllers[self] = c
 	return c
 }
@@ -152,11 +158,10 @@ func (h *harness) sync(c *Controller) (*featuresv1alpha1.Feature, time.Duration)
 // waits, a flaky registered task is retried with attempts and messages, and a
 // new leader resumes it from the checkpoint.
 func TestControllerTurnsOffWithTasks(t *testing.T) {
+	t.Parallel()
 	failures := 2
-	features.Lifecycles["TestGate"] = features.Lifecycle{OnDisable: []tasks.Task{flakyTask{failures: &failures}}}
-	defer delete(features.Lifecycles, "TestGate")
-
 	h := newHarness(t)
+	h.lifecycles["TestGate"] = features.Lifecycle{OnDisable: []tasks.Task{flakyTask{failures: &failures}}}
 	h.features = featuresfake.NewClientset(testGateFeature("On", "On",
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
 		featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-1"}},
@@ -237,6 +242,7 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 // gate never touches its Feature while a live apiserver that knows it
 // reports it.
 func TestControllerDoesNotLeadUnknownGates(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system"},
@@ -260,6 +266,7 @@ func TestControllerDoesNotLeadUnknownGates(t *testing.T) {
 // Known=False and keeps it; once its version is more than
 // RetainMinorVersions minor versions behind, it deletes it.
 func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		version     string
 		deleted     bool
@@ -314,7 +321,8 @@ func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
 
 // TestControllerRecordsTransitionsOnceStored: a transition whose status write
 // fails is redone by the next pass, and its event and metric are recorded
-// once, after the write that stores it.
+// once, after the write that stores it. Not parallel: it reads the global
+// transitions counter of test-gate, which the other tests move too.
 func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 	h := newHarness(t)
 	h.features = featuresfake.NewClientset(testGateFeature("Off", "On",
@@ -371,9 +379,10 @@ func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 // Feature before its reporter writes uses, so a Feature nobody reports yet
 // is left alone for a liveness window after its creation.
 func TestControllerWaitsBeforeMarkingNewFeaturesUnknown(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", CreationTimestamp: metav1.NewTime(h.now)},
+		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", CreationTimestamp: metav1.NewTime(h.clock.Now())},
 		Spec:       featuresv1alpha1.FeatureSpec{Gate: "NewerGate", DesiredState: "On", Management: "CommandLine"},
 	})
 	a := h.controller("apiserver-a", true)
@@ -414,6 +423,7 @@ func disagreeingAPIServers(t *testing.T) (*harness, *Controller) {
 // the remaining apiserver's different configuration does not start a
 // transition until the forget window has passed.
 func TestControllerHoldsDesiredStateForRecentlyGoneAPIServers(t *testing.T) {
+	t.Parallel()
 	h, a := disagreeingAPIServers(t)
 	h.advance(time.Minute) // apiserver-b stops renewing; it is no longer live
 	f, _ := h.sync(a)
@@ -432,6 +442,7 @@ func TestControllerHoldsDesiredStateForRecentlyGoneAPIServers(t *testing.T) {
 // identity lease when it shuts down gracefully, a restart included; its
 // configured value still counts for the forget window.
 func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
+	t.Parallel()
 	h, a := disagreeingAPIServers(t)
 	lease, exists, err := a.leaseInformer.GetIndexer().GetByKey("kube-system/apiserver-b")
 	if err != nil || !exists {
@@ -455,6 +466,7 @@ func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
 // the gate on while the Feature is Off (a rollout) does not flap the state;
 // if the rollout is reverted, the held cleanup runs.
 func TestControllerHoldsDriftCleanupDuringRollout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.features = featuresfake.NewClientset(testGateFeature("Off", "Off",
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
@@ -492,10 +504,10 @@ func (t countingTask) Step(_ context.Context, _ tasks.Env, _ *featuresv1alpha1.F
 // Feature straight back through the informer; the task is not stepped again
 // before its RequeueAfter (no write loop), but a reversal's new task is.
 func TestControllerHonoursRequeueAfter(t *testing.T) {
+	t.Parallel()
 	steps := 0
-	features.Lifecycles["TestGate"] = features.Lifecycle{OnDisable: []tasks.Task{countingTask{steps: &steps}}}
-	defer delete(features.Lifecycles, "TestGate")
 	h := newHarness(t)
+	h.lifecycles["TestGate"] = features.Lifecycle{OnDisable: []tasks.Task{countingTask{steps: &steps}}}
 	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
 		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Off", Management: "CommandLine"},
