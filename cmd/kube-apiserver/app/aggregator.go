@@ -27,8 +27,9 @@ import (
 
 // kubeAPIServicePriorities is kube-apiserver's own priority table for the
 // aggregator. Upstream keeps it unexported in cmd/kube-apiserver/app, so it is
-// carried here as data (v1.36.3); a group-version missing from the table gets
-// no APIService and vanishes from discovery, which a test guards against.
+// carried here as data (v1.37.2); a group-version missing from the table gets
+// no APIService and vanishes from discovery, which a test guards against, and
+// TestPrioritiesAreUpstreams compares it with upstream's source.
 var kubeAPIServicePriorities = map[schema.GroupVersion]controlplaneapiserver.APIServicePriority{
 	{Group: "", Version: "v1"}:                        {Group: 18000, Version: 1},
 	{Group: "apps", Version: "v1"}:                    {Group: 17800, Version: 15},
@@ -47,7 +48,8 @@ var kubeAPIServicePriorities = map[schema.GroupVersion]controlplaneapiserver.API
 	{Group: "storage.k8s.io", Version: "v1beta1"}:     {Group: 16800, Version: 9},
 	{Group: "storage.k8s.io", Version: "v1alpha1"}:    {Group: 16800, Version: 1},
 	{Group: "scheduling.k8s.io", Version: "v1"}:       {Group: 16600, Version: 15},
-	{Group: "scheduling.k8s.io", Version: "v1alpha2"}: {Group: 16600, Version: 2},
+	{Group: "scheduling.k8s.io", Version: "v1beta1"}:  {Group: 16600, Version: 9},
+	{Group: "scheduling.k8s.io", Version: "v1alpha3"}: {Group: 16600, Version: 3},
 	{Group: "node.k8s.io", Version: "v1"}:             {Group: 16300, Version: 15},
 	{Group: "node.k8s.io", Version: "v1alpha1"}:       {Group: 16300, Version: 1},
 	{Group: "node.k8s.io", Version: "v1beta1"}:        {Group: 16300, Version: 9},
@@ -55,6 +57,7 @@ var kubeAPIServicePriorities = map[schema.GroupVersion]controlplaneapiserver.API
 	{Group: "resource.k8s.io", Version: "v1beta2"}:    {Group: 16200, Version: 15},
 	{Group: "resource.k8s.io", Version: "v1beta1"}:    {Group: 16200, Version: 9},
 	{Group: "resource.k8s.io", Version: "v1alpha3"}:   {Group: 16200, Version: 1},
+	{Group: "lifecycle.k8s.io", Version: "v1alpha1"}:  {Group: 15700, Version: 1},
 
 	// Ours: after upstream's lowest group, with room around it.
 	featuresv1alpha1.SchemeGroupVersion: {Group: 16100, Version: 9},

@@ -77,7 +77,7 @@ func TestAnnounce(t *testing.T) {
 		}
 		spec := all[g]
 		if f.Status.State != wantState || *f.Status.Default != spec.Default || f.Status.LockToDefault != spec.LockToDefault ||
-			f.Status.PreRelease != featurelifecycle.PreRelease(spec) || f.Status.Version != "1.36" {
+			f.Status.PreRelease != featurelifecycle.PreRelease(spec) || f.Status.Version != featurelifecycle.VersionOf(utilfeature.DefaultMutableFeatureGate) {
 			t.Errorf("Feature %s: status %+v does not match gate spec %+v (enabled=%t)", f.Name, f.Status, spec, utilfeature.DefaultFeatureGate.Enabled(g))
 		}
 	}
