@@ -38,7 +38,7 @@ import (
 	"k8s.io/featureflags/test/integration/framework"
 )
 
-// Gates the components check at start-up in v1.36.3, flipped from their
+// Gates the components check at start-up in v1.37.2, flipped from their
 // defaults so that the reported value shows the component's configuration.
 const (
 	kcmGate       = "StaleControllerConsistencyJob" // beta, default on

@@ -32,7 +32,7 @@ import (
 	"k8s.io/featureflags/test/integration/framework"
 )
 
-// kubeletGate is a gate the kubelet of v1.36.3 checks at start-up (beta,
+// kubeletGate is a gate the kubelet of v1.37.2 checks at start-up (beta,
 // default on, no dependents), turned off.
 const kubeletGate = "KubeletCrashLoopBackOffMax"
 

@@ -37,7 +37,7 @@ import (
 	"k8s.io/featureflags/test/integration/framework"
 )
 
-// transitionGate is an apiserver gate of v1.36.3 that can be flipped safely
+// transitionGate is an apiserver gate of v1.37.2 that can be flipped safely
 // (beta, default on, not locked, no dependents).
 const transitionGate = "PodDeletionCost"
 

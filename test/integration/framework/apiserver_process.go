@@ -167,6 +167,8 @@ func (p *APIServerProcess) Start(t testing.TB) {
 	args := append([]string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
+		// The endpoint reconciler refuses a loopback address (since 1.37).
+		"--endpoint-reconciler-type=none",
 		"--secure-port=" + strconv.Itoa(p.Port),
 		"--cert-dir=" + filepath.Join(p.Dir, "certs"),
 		"--service-account-issuer=https://kubernetes.default.svc",
