@@ -24,7 +24,6 @@ import (
 	"sync"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/util/wait"
 	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
@@ -129,8 +129,12 @@ type Controller struct {
 	recorder record.EventRecorder
 
 	leaseInformer cache.SharedIndexInformer
-	broadcaster   record.EventBroadcaster
-	eventSink     record.EventSink
+	// tombstones lists the departures of apiservers (departures.go).
+	tombstones        coordinationlisters.LeaseLister
+	tombstoneInformer cache.SharedIndexInformer
+	kube              kubernetes.Interface
+	broadcaster       record.EventBroadcaster
+	eventSink         record.EventSink
 
 	informers featuresinformers.SharedInformerFactory
 	lister    featureslisters.FeatureLister
@@ -145,10 +149,6 @@ type Controller struct {
 	// then: the status write of a step brings the Feature back at once
 	// through the informer, and must not step the task again early.
 	notBefore map[string]pendingStep
-	// departed remembers when identity leases were deleted: kube-apiserver
-	// deletes its lease on a graceful shutdown, a restart included, and its
-	// configured value must still count for the forget window.
-	departed map[string]time.Time
 	// steppedFrom holds, per Feature, the resourceVersion this apiserver
 	// last stepped from and then wrote over: while the informer still has
 	// that version, the Feature is not stepped again from it.
@@ -167,6 +167,10 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 			o.LabelSelector = leader.IdentityLeaseComponentLabelKey + "=" + leader.KubeAPIServer
 		})
 	leases := coordinationlisters.NewLeaseLister(leaseInformer.GetIndexer())
+	tombstoneInformer := coordinationinformers.NewFilteredLeaseInformer(kubeClient, leader.IdentityLeaseNamespace, opts.Resync,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, func(o *metav1.ListOptions) {
+			o.LabelSelector = departedSelector.String()
+		})
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
@@ -174,20 +178,22 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		opts.Lifecycles = features.Lifecycles
 	}
 	c := &Controller{
-		self:          self,
-		gate:          gate,
-		env:           env,
-		client:        client,
-		opts:          opts,
-		clock:         opts.Clock,
-		leases:        leases,
-		leaseInformer: leaseInformer,
-		elector:       leader.NewElector(self, leases, opts.LivenessWindow, opts.Clock.Now),
-		informers:     featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.Resync, featuresinformers.WithNamespace(KubeNamespace)),
-		taskStarts:    map[string]time.Time{},
-		notBefore:     map[string]pendingStep{},
-		departed:      map[string]time.Time{},
-		steppedFrom:   map[string]string{},
+		self:              self,
+		gate:              gate,
+		env:               env,
+		client:            client,
+		opts:              opts,
+		clock:             opts.Clock,
+		leases:            leases,
+		leaseInformer:     leaseInformer,
+		tombstones:        coordinationlisters.NewLeaseLister(tombstoneInformer.GetIndexer()),
+		tombstoneInformer: tombstoneInformer,
+		kube:              kubeClient,
+		elector:           leader.NewElector(self, leases, opts.LivenessWindow, opts.Clock.Now),
+		informers:         featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.Resync, featuresinformers.WithNamespace(KubeNamespace)),
+		taskStarts:        map[string]time.Time{},
+		notBefore:         map[string]pendingStep{},
+		steppedFrom:       map[string]string{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
@@ -212,6 +218,14 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 			c.leaseDeleted(obj)
 			c.enqueueAll()
 		},
+	}); err != nil {
+		return nil, err
+	}
+	// Departures change who votes on desired state.
+	if _, err := tombstoneInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.enqueueAll() },
+		UpdateFunc: func(_, _ any) { c.enqueueAll() },
+		DeleteFunc: func(any) { c.enqueueAll() },
 	}); err != nil {
 		return nil, err
 	}
@@ -243,12 +257,17 @@ func (c *Controller) Run(ctx context.Context) {
 	defer c.broadcaster.Shutdown()
 	c.informers.Start(ctx.Done())
 	go c.leaseInformer.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), c.informers.Features().V1alpha1().Features().Informer().HasSynced, c.leaseInformer.HasSynced) {
+	go c.tombstoneInformer.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), c.informers.Features().V1alpha1().Features().Informer().HasSynced,
+		c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced) {
 		return
 	}
 	// Liveness changes without lease events when a lease stops being
 	// renewed: look at every Feature again every half window.
-	go wait.UntilWithContext(ctx, func(context.Context) { c.enqueueAll() }, c.opts.LivenessWindow/2)
+	go wait.UntilWithContext(ctx, func(ctx context.Context) {
+		c.forgetDepartures(ctx)
+		c.enqueueAll()
+	}, c.opts.LivenessWindow/2)
 	for range c.opts.Workers {
 		go wait.UntilWithContext(ctx, func(ctx context.Context) {
 			for c.processNext(klog.NewContext(ctx, logger)) {
@@ -651,41 +670,20 @@ func (c *Controller) task(gate string, state featuresv1alpha1.FeatureState, name
 	return nil
 }
 
-// leaseDeleted remembers when an identity lease was deleted.
-func (c *Controller) leaseDeleted(obj any) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	lease, ok := obj.(*coordinationv1.Lease)
-	if !ok {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.departed[lease.Name] = c.clock.Now()
-}
-
 // voters returns the kube-apiservers whose configuration counts for desired
 // state: those that renewed their identity lease within the forget window,
 // and those whose lease was deleted (a graceful shutdown, a restart
-// included) within it.
+// included) within it, as their tombstones say.
 func (c *Controller) voters(now time.Time) ([]string, error) {
-	voters, err := c.apiservers(now, c.opts.ForgetWindow)
+	renewed, err := c.apiservers(now, c.opts.ForgetWindow)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for name, at := range c.departed {
-		switch {
-		case now.Sub(at) > c.opts.ForgetWindow:
-			delete(c.departed, name)
-		case !slices.Contains(voters, name):
-			voters = append(voters, name)
-		}
+	departed, err := c.departedVoters(now)
+	if err != nil {
+		return nil, err
 	}
-	slices.Sort(voters)
-	return voters, nil
+	return sets.List(departed.Insert(renewed...)), nil
 }
 
 // apiservers returns the kube-apiservers that renewed their identity lease

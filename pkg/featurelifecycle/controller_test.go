@@ -69,6 +69,7 @@ func (t flakyTask) Step(_ context.Context, _ tasks.Env, _ *featuresv1alpha1.Feat
 type harness struct {
 	t           *testing.T
 	features    *featuresfake.Clientset
+	kube        *kubefake.Clientset
 	clock       *clocktesting.FakePassiveClock
 	lifecycles  map[featuregate.Feature]features.Lifecycle
 	controllers map[string]*Controller
@@ -94,7 +95,7 @@ func (h *harness) renew(c *Controller, self string) {
 }
 
 func newHarness(t *testing.T) *harness {
-	return &harness{t: t, clock: clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
+	return &harness{t: t, kube: kubefake.NewClientset(), clock: clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 		lifecycles: map[featuregate.Feature]features.Lifecycle{}, controllers: map[string]*Controller{}}
 }
 
@@ -125,7 +126,7 @@ func (h *harness) controller(self string, configured bool) *Controller {
 	opts.WaitForUsesPeriod = time.Minute
 	opts.Clock = h.clock
 	opts.Lifecycles = h.lifecycles
-	c, err := NewController(self, gate, h.features, kubefake.NewClientset(), tasks.Env{}, opts)
+	c, err := NewController(self, gate, h.features, h.kube, tasks.Env{}, opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -143,6 +144,19 @@ func (h *harness) sync(c *Controller) (*featuresv1alpha1.Feature, time.Duration)
 		h.t.Fatal(err)
 	}
 	if err := c.informers.Features().V1alpha1().Features().Informer().GetIndexer().Update(f); err != nil {
+		h.t.Fatal(err)
+	}
+	// The departures recorded through the shared client, as c's informer
+	// would have them.
+	tombstones, err := h.kube.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: departedSelector.String()})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var objs []any
+	for i := range tombstones.Items {
+		objs = append(objs, &tombstones.Items[i])
+	}
+	if err := c.tombstoneInformer.GetIndexer().Replace(objs, ""); err != nil {
 		h.t.Fatal(err)
 	}
 	requeue, err := c.sync(ctx, "test-gate")
@@ -459,6 +473,68 @@ func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
 	h.advance(6 * time.Minute)
 	if f, _ := h.sync(a); f.Spec.DesiredState != "Off" {
 		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
+	}
+	// The expired departure is forgotten in the API too.
+	a.forgetDepartures(context.Background())
+	if l, err := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); err != nil || len(l.Items) != 0 {
+		t.Fatalf("expired tombstones must be deleted: %v %v", l, err)
+	}
+}
+
+// TestControllerKeepsDeparturesAcrossLeaderChanges: a departure recorded by
+// one controller decides for the next one, as when the leader restarts (or
+// another apiserver takes over) in the middle of the forget window; with
+// departures kept in memory, the new leader forgot them and started the
+// transition the departed apiserver disagreed with.
+func TestControllerKeepsDeparturesAcrossLeaderChanges(t *testing.T) {
+	t.Parallel()
+	h, a := disagreeingAPIServers(t)
+	lease, exists, err := a.leaseInformer.GetIndexer().GetByKey("kube-system/apiserver-b")
+	if err != nil || !exists {
+		t.Fatalf("no lease of apiserver-b: %v", err)
+	}
+	if err := a.leaseInformer.GetIndexer().Delete(lease); err != nil {
+		t.Fatal(err)
+	}
+	a.leaseDeleted(lease)
+	delete(h.controllers, "apiserver-b")
+	h.advance(time.Minute)
+
+	// apiserver-a restarts: a new controller, nothing in memory.
+	restarted := h.controller("apiserver-a", false)
+	if f, _ := h.sync(restarted); f.Spec.DesiredState != "On" || f.Status.State != "On" {
+		t.Fatalf("the restarted leader must still count the departed apiserver: %+v %+v", f.Spec, f.Status)
+	}
+	// Seeing the same departure again (another apiserver's event) does not
+	// move its time.
+	if err := restarted.recordDeparture(context.Background(), "apiserver-b"); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(5 * time.Minute)
+	if f, _ := h.sync(restarted); f.Spec.DesiredState != "Off" {
+		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
+	}
+}
+
+// TestControllerForgetsDeparturesOfReturningAPIServers: an apiserver that
+// comes back loses its tombstone, so that its next departure is timed anew.
+func TestControllerForgetsDeparturesOfReturningAPIServers(t *testing.T) {
+	t.Parallel()
+	h, a := disagreeingAPIServers(t)
+	if err := a.recordDeparture(context.Background(), "apiserver-b"); err != nil {
+		t.Fatal(err)
+	}
+	h.sync(a)
+	a.forgetDepartures(context.Background())
+	if l, _ := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 1 {
+		t.Fatalf("a fresh departure must be kept: %v", l.Items)
+	}
+	h.advance(time.Second)
+	h.renew(a, "apiserver-b") // apiserver-b renews its lease: it is back
+	h.sync(a)
+	a.forgetDepartures(context.Background())
+	if l, _ := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 0 {
+		t.Fatalf("the tombstone of an apiserver that came back must go: %v", l.Items)
 	}
 }
 
