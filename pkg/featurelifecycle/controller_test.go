@@ -135,6 +135,20 @@ func (h *harness) controller(self string, configured bool) *Controller {
 	return c
 }
 
+// shutDownGracefully deletes the identity lease of apiserver from c's cache
+// and tells c, as kube-apiserver's graceful shutdown does.
+func (h *harness) shutDownGracefully(c *Controller, apiserver string) {
+	h.t.Helper()
+	lease, exists, err := c.leaseInformer.GetIndexer().GetByKey("kube-system/" + apiserver)
+	if err != nil || !exists {
+		h.t.Fatalf("no lease of %s: %v", apiserver, err)
+	}
+	if err := c.leaseInformer.GetIndexer().Delete(lease); err != nil {
+		h.t.Fatal(err)
+	}
+	c.leaseDeleted(lease)
+}
+
 // sync copies the stored Feature into c's cache and runs one pass.
 func (h *harness) sync(c *Controller) (*featuresv1alpha1.Feature, time.Duration) {
 	h.t.Helper()
@@ -458,14 +472,7 @@ func TestControllerHoldsDesiredStateForRecentlyGoneAPIServers(t *testing.T) {
 func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
 	t.Parallel()
 	h, a := disagreeingAPIServers(t)
-	lease, exists, err := a.leaseInformer.GetIndexer().GetByKey("kube-system/apiserver-b")
-	if err != nil || !exists {
-		t.Fatalf("no lease of apiserver-b: %v", err)
-	}
-	if err := a.leaseInformer.GetIndexer().Delete(lease); err != nil {
-		t.Fatal(err)
-	}
-	a.leaseDeleted(lease)
+	h.shutDownGracefully(a, "apiserver-b")
 	h.advance(time.Second)
 	if f, _ := h.sync(a); f.Spec.DesiredState != "On" {
 		t.Fatalf("an apiserver that just shut down gracefully must still hold its value: %+v", f.Spec)
@@ -489,14 +496,7 @@ func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
 func TestControllerKeepsDeparturesAcrossLeaderChanges(t *testing.T) {
 	t.Parallel()
 	h, a := disagreeingAPIServers(t)
-	lease, exists, err := a.leaseInformer.GetIndexer().GetByKey("kube-system/apiserver-b")
-	if err != nil || !exists {
-		t.Fatalf("no lease of apiserver-b: %v", err)
-	}
-	if err := a.leaseInformer.GetIndexer().Delete(lease); err != nil {
-		t.Fatal(err)
-	}
-	a.leaseDeleted(lease)
+	h.shutDownGracefully(a, "apiserver-b")
 	delete(h.controllers, "apiserver-b")
 	h.advance(time.Minute)
 

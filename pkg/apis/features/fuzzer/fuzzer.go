@@ -37,39 +37,23 @@ func Funcs(codecs runtimeserializer.CodecFactory) []interface{} {
 		func(m *features.FeatureManagement, c randfill.Continue) {
 			// spec.management has +default="CommandLine": decoding v1alpha1
 			// turns "" into CommandLine, so "" does not round-trip.
-			values := []features.FeatureManagement{
-				features.FeatureManagementCommandLine,
-				features.FeatureManagementDynamic,
-			}
-			*m = values[c.Rand.Intn(len(values))]
+			*m = oneOf(c, features.FeatureManagementCommandLine, features.FeatureManagementDynamic)
 		},
 		func(s *features.FeatureDesiredState, c randfill.Continue) {
-			values := []features.FeatureDesiredState{
-				"",
-				features.FeatureDesiredStateOn,
-				features.FeatureDesiredStateOff,
-			}
-			*s = values[c.Rand.Intn(len(values))]
+			*s = oneOf(c, "", features.FeatureDesiredStateOn, features.FeatureDesiredStateOff)
 		},
 		func(s *features.FeatureState, c randfill.Continue) {
-			values := []features.FeatureState{
-				"",
-				features.FeatureStateOn,
-				features.FeatureStateOff,
-				features.FeatureStateTurningOn,
-				features.FeatureStateTurningOff,
-			}
-			*s = values[c.Rand.Intn(len(values))]
+			*s = oneOf(c, "", features.FeatureStateOn, features.FeatureStateOff,
+				features.FeatureStateTurningOn, features.FeatureStateTurningOff)
 		},
 		func(p *features.FeaturePreRelease, c randfill.Continue) {
-			values := []features.FeaturePreRelease{
-				"",
-				features.FeaturePreReleaseAlpha,
-				features.FeaturePreReleaseBeta,
-				features.FeaturePreReleaseGA,
-				features.FeaturePreReleaseDeprecated,
-			}
-			*p = values[c.Rand.Intn(len(values))]
+			*p = oneOf(c, "", features.FeaturePreReleaseAlpha, features.FeaturePreReleaseBeta,
+				features.FeaturePreReleaseGA, features.FeaturePreReleaseDeprecated)
 		},
 	}
+}
+
+// oneOf picks one of values at random.
+func oneOf[T any](c randfill.Continue, values ...T) T {
+	return values[c.Rand.Intn(len(values))]
 }
