@@ -145,8 +145,6 @@ type reporter struct {
 	mu sync.Mutex
 	// delayed holds, per Feature whose entry is missing, when to write it.
 	delayed map[string]time.Time
-	// failures counts consecutive failed writes per Feature, for backoff.
-	failures map[string]int
 	// writes and conflicts count write attempts, for tests and metrics.
 	writes, conflicts int
 	// absent counts, per Feature, the passes that found no Feature to
@@ -166,14 +164,13 @@ func newReporter(g *Gate, client featuresclient.Interface, identity string, opts
 		opts:     opts,
 		sampled:  g.Component() != APIServerComponent,
 		delayed:  map[string]time.Time{},
-		failures: map[string]int{},
 		absent:   map[string]int{},
 		limiter:  flowcontrol.NewTokenBucketRateLimiter(opts.QPS, opts.Burst),
 	}
 	r.informers = featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, featuresinformers.WithNamespace(opts.Namespace))
 	informer := r.informers.Features().V1alpha1().Features()
 	r.lister = informer.Lister()
-	r.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+	r.queue = workqueue.NewTypedRateLimitingQueueWithConfig(newRetryRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature-use-reporter"})
 	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    r.enqueue,
@@ -247,23 +244,19 @@ func (r *reporter) processNext(ctx context.Context) bool {
 	retryAfter, err := r.sync(ctx, name)
 	switch {
 	case err != nil:
-		r.mu.Lock()
-		r.failures[name]++
-		n := r.failures[name]
-		r.mu.Unlock()
-		backoff := retryBackoff(n)
+		retries := r.queue.NumRequeues(name)
 		if apierrors.IsConflict(err) {
-			klog.FromContext(ctx).V(4).Info("Conflict reporting a feature use, will retry", "feature", name, "after", backoff)
+			klog.FromContext(ctx).V(4).Info("Conflict reporting a feature use, will retry", "feature", name, "retries", retries)
 		} else {
-			klog.FromContext(ctx).Error(err, "Reporting a feature use failed, will retry", "feature", name, "after", backoff)
+			klog.FromContext(ctx).Error(err, "Reporting a feature use failed, will retry", "feature", name, "retries", retries)
 		}
-		r.queue.AddAfter(name, backoff)
+		r.queue.AddRateLimited(name)
 	case retryAfter > 0:
+		// A planned delay, not a failure: the backoff is neither raised nor
+		// reset.
 		r.queue.AddAfter(name, retryAfter)
 	default:
-		r.mu.Lock()
-		delete(r.failures, name)
-		r.mu.Unlock()
+		r.queue.Forget(name)
 	}
 	return true
 }
@@ -276,11 +269,26 @@ const (
 	retryCap  = 30 * time.Second
 )
 
-// retryBackoff returns the delay before retrying after the n-th consecutive
-// failure (n >= 1).
-func retryBackoff(n int) time.Duration {
-	return wait.Jitter(min(retryBase<<min(n-1, 10), retryCap), 1.0)
+// newRetryRateLimiter returns the rate limiter of the reporter's queue: after
+// the n-th consecutive failure of an item (n >= 1) it waits
+// min(retryBase*2^(n-1), retryCap), plus up to 100% jitter.
+func newRetryRateLimiter[T comparable]() workqueue.TypedRateLimiter[T] {
+	return jitteredRateLimiter[T]{workqueue.NewTypedItemExponentialFailureRateLimiter[T](retryBase, retryCap)}
 }
+
+// jitteredRateLimiter adds up to 100% jitter to the delays of another rate
+// limiter: When returns a delay in [d, 2d) where d is the inner delay.
+type jitteredRateLimiter[T comparable] struct {
+	inner workqueue.TypedRateLimiter[T]
+}
+
+func (l jitteredRateLimiter[T]) When(item T) time.Duration {
+	return wait.Jitter(l.inner.When(item), 1.0)
+}
+
+func (l jitteredRateLimiter[T]) Forget(item T) { l.inner.Forget(item) }
+
+func (l jitteredRateLimiter[T]) NumRequeues(item T) int { return l.inner.NumRequeues(item) }
 
 // sync makes sure this process's entry is in the Feature's uses. It returns
 // a delay after which to look again, or an error to retry with backoff.

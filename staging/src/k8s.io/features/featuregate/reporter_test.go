@@ -211,7 +211,14 @@ func TestRetryBackoff(t *testing.T) {
 	for n, base := range map[int]time.Duration{1: retryBase, 2: 2 * retryBase, 3: 4 * retryBase, 9: retryCap, 100: retryCap} {
 		lo, hi := 2*base, time.Duration(0)
 		for range 200 {
-			d := retryBackoff(n)
+			limiter := newRetryRateLimiter[string]()
+			for range n - 1 {
+				limiter.When("f")
+			}
+			d := limiter.When("f")
+			if got := limiter.NumRequeues("f"); got != n {
+				t.Fatalf("failure %d: NumRequeues %d, want %d", n, got, n)
+			}
 			lo, hi = min(lo, d), max(hi, d)
 		}
 		if lo < base || hi > 2*base {
@@ -220,5 +227,17 @@ func TestRetryBackoff(t *testing.T) {
 		if hi-lo < base/4 {
 			t.Errorf("failure %d: backoff in [%v, %v] is not jittered", n, lo, hi)
 		}
+	}
+	// Forget starts the backoff again from retryBase.
+	limiter := newRetryRateLimiter[string]()
+	for range 5 {
+		limiter.When("f")
+	}
+	limiter.Forget("f")
+	if got := limiter.NumRequeues("f"); got != 0 {
+		t.Errorf("NumRequeues after Forget: %d, want 0", got)
+	}
+	if d := limiter.When("f"); d < retryBase || d > 2*retryBase {
+		t.Errorf("backoff after Forget: %v, want within [%v, %v]", d, retryBase, 2*retryBase)
 	}
 }
