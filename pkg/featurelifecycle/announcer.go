@@ -21,16 +21,18 @@ package featurelifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"sort"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -70,20 +72,16 @@ func (a *Announcer) Gates() []featuregate.Feature {
 			names = append(names, string(f))
 		}
 	}
-	refused := map[string]bool{}
+	refused := sets.New[string]()
 	for _, c := range gatename.Collisions(names) {
 		klog.ErrorS(c, "Refusing to announce feature gates whose Feature names collide", "name", c.Name, "gates", c.Gates)
-		for _, g := range c.Gates {
-			refused[g] = true
-		}
+		refused.Insert(c.Gates...)
 	}
-	gates := make([]featuregate.Feature, 0, len(names))
-	for _, n := range names {
-		if !refused[n] {
-			gates = append(gates, featuregate.Feature(n))
-		}
+	announced := sets.List(sets.New(names...).Difference(refused))
+	gates := make([]featuregate.Feature, 0, len(announced))
+	for _, n := range announced {
+		gates = append(gates, featuregate.Feature(n))
 	}
-	sort.Slice(gates, func(i, j int) bool { return gates[i] < gates[j] })
 	return gates
 }
 
@@ -100,33 +98,33 @@ func (a *Announcer) Run(ctx context.Context) error {
 	})
 }
 
+// errNotAttempted marks a gate AnnounceAll did not get to.
+var errNotAttempted = errors.New("not attempted")
+
 // AnnounceAll announces every gate once and returns the errors it met.
 func (a *Announcer) AnnounceAll(ctx context.Context) error {
 	gates := a.Gates()
 	specs := a.Gate.GetAll()
-	workers := max(a.Workers, 1)
-	work := make(chan featuregate.Feature)
-	var mu sync.Mutex
-	var errs []error
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for g := range work {
-				if err := a.Announce(ctx, g, specs[g]); err != nil {
-					mu.Lock()
-					errs = append(errs, fmt.Errorf("%s: %w", g, err))
-					mu.Unlock()
-				}
-			}
-		})
+	// errs[i] is the error of gates[i]; a gate that ParallelizeUntil did not
+	// get to because ctx ended keeps errNotAttempted.
+	errs := make([]error, len(gates))
+	for i := range errs {
+		errs[i] = errNotAttempted
 	}
-	for _, g := range gates {
-		work <- g
+	workqueue.ParallelizeUntil(ctx, max(a.Workers, 1), len(gates), func(i int) {
+		errs[i] = a.Announce(ctx, gates[i], specs[gates[i]])
+	})
+	var failed []error
+	for i, err := range errs {
+		if err == errNotAttempted && ctx.Err() != nil {
+			err = ctx.Err() // ParallelizeUntil skips pieces only once ctx has ended
+		}
+		if err != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", gates[i], err))
+		}
 	}
-	close(work)
-	wg.Wait()
-	if len(errs) > 0 {
-		return fmt.Errorf("%d of %d features not announced, first: %w", len(errs), len(gates), errs[0])
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d features not announced: %w", len(failed), len(gates), utilerrors.NewAggregate(failed))
 	}
 	klog.FromContext(ctx).Info("Announced features", "count", len(gates), "namespace", a.Namespace)
 	return nil

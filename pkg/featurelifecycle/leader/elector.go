@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
 	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/klog/v2"
 
@@ -93,18 +94,15 @@ func candidates(f *featuresv1alpha1.Feature, live []string) []string {
 	if f == nil {
 		return nil
 	}
-	reporters := map[string]bool{}
+	reporters := sets.New[string]()
 	for _, u := range f.Status.Uses {
-		if u.Component != featuresv1alpha1.APIServerComponent {
-			continue
-		}
-		for _, r := range u.Reporters {
-			reporters[r] = true
+		if u.Component == featuresv1alpha1.APIServerComponent {
+			reporters.Insert(u.Reporters...)
 		}
 	}
 	var known []string
 	for _, name := range live {
-		if reporters[name] {
+		if reporters.Has(name) {
 			known = append(known, name)
 		}
 	}

@@ -17,11 +17,11 @@ limitations under the License.
 package leader
 
 import (
-	"sort"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 const (
@@ -57,8 +57,7 @@ const (
 // spec.acquireTime when renewTime is unset; a lease with neither is not
 // live. A renewal time in the future (clock skew) counts as live.
 func LiveAPIServers(leases []*coordinationv1.Lease, now time.Time, window time.Duration) []string {
-	seen := make(map[string]bool, len(leases))
-	live := make([]string, 0, len(leases))
+	live := sets.New[string]()
 	for _, l := range leases {
 		if l == nil || l.Labels[IdentityLeaseComponentLabelKey] != KubeAPIServer {
 			continue
@@ -70,11 +69,7 @@ func LiveAPIServers(leases []*coordinationv1.Lease, now time.Time, window time.D
 		if t == nil || now.Sub(t.Time) > window {
 			continue
 		}
-		if !seen[l.Name] {
-			seen[l.Name] = true
-			live = append(live, l.Name)
-		}
+		live.Insert(l.Name)
 	}
-	sort.Strings(live)
-	return live
+	return sets.List(live)
 }
