@@ -69,19 +69,8 @@ func SetConditions(status *featuresv1alpha1.FeatureStatus, generation int64, des
 	if status == nil {
 		return
 	}
-	set := func(condType string, ok bool, reason, message string) {
-		s := metav1.ConditionFalse
-		if ok {
-			s = metav1.ConditionTrue
-		}
-		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-			Type:               condType,
-			Status:             s,
-			ObservedGeneration: generation,
-			LastTransitionTime: now,
-			Reason:             reason,
-			Message:            message,
-		})
+	set := func(conditionType string, ok bool, reason, message string) {
+		SetCondition(&status.Conditions, conditionType, ok, generation, reason, message, now)
 	}
 
 	ok, reason, message := converged(status, desired)
@@ -98,13 +87,22 @@ func SetConditions(status *featuresv1alpha1.FeatureStatus, generation int64, des
 // gate, with reason and message, keeping lastTransitionTime unless the
 // status changes.
 func SetKnown(status *featuresv1alpha1.FeatureStatus, generation int64, known bool, reason, message string, now metav1.Time) {
-	s := metav1.ConditionFalse
-	if known {
-		s = metav1.ConditionTrue
+	SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionKnown, known, generation, reason, message, now)
+}
+
+// SetCondition sets the condition of type conditionType in conditions with
+// meta.SetStatusCondition: status True when ok, else False, with
+// observedGeneration generation, reason and message. lastTransitionTime
+// becomes now for a new condition or when the status changes, and is kept
+// otherwise. It reports whether conditions changed.
+func SetCondition(conditions *[]metav1.Condition, conditionType string, ok bool, generation int64, reason, message string, now metav1.Time) bool {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
 	}
-	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-		Type:               featuresv1alpha1.FeatureConditionKnown,
-		Status:             s,
+	return meta.SetStatusCondition(conditions, metav1.Condition{
+		Type:               conditionType,
+		Status:             status,
 		ObservedGeneration: generation,
 		LastTransitionTime: now,
 		Reason:             reason,
