@@ -25,7 +25,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -39,6 +38,8 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/internal/ellipsis"
 )
 
 const (
@@ -177,7 +178,7 @@ func (m *Migrator) Step(ctx context.Context, cp Checkpoint) (Checkpoint, error) 
 	if len(t.failures) > 0 {
 		e := &FailedObjectsError{Resource: m.resource, Count: len(t.failures)}
 		for _, f := range t.failures[:min(len(t.failures), maxFailureDetails)] {
-			e.Details = append(e.Details, elide(f.name+": "+f.err.Error(), maxFailureDetailLength))
+			e.Details = append(e.Details, ellipsis.Shorten(f.name+": "+f.err.Error(), maxFailureDetailLength, ellipsis.InMiddle))
 		}
 		return cp, e
 	}
@@ -418,26 +419,6 @@ func RequestContext(ctx context.Context, resource schema.GroupResource, verb, na
 		Name:              name,
 	}
 	return genericapirequest.WithRequestInfo(genericapirequest.WithNamespace(ctx, namespace), info)
-}
-
-// elide shortens s to at most n bytes by cutting out its middle, which keeps
-// both the name of a validation error's field and its reason when its value
-// is long.
-func elide(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const dots = " ... "
-	head := (n - len(dots)) / 2
-	tail := n - len(dots) - head
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	start := len(s) - tail
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	return s[:head] + dots + s[start:]
 }
 
 func (t *tally) fail(name string, err error) {

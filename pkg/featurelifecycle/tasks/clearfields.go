@@ -33,6 +33,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 
+	"k8s.io/featureflags/pkg/featurelifecycle/internal/ellipsis"
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 )
 
@@ -294,8 +295,8 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 			cp.Failed, target.resource.String(), strings.Join(cp.Failures, ", "))
 	}
 	out.Checkpoint = st.encode()
-	out.Progress = truncate(progress, maxProgressBytes)
-	out.Message = truncate(out.Message, maxMessageBytes)
+	out.Progress = ellipsis.Shorten(progress, maxProgressBytes, ellipsis.AtEnd)
+	out.Message = ellipsis.Shorten(out.Message, maxMessageBytes, ellipsis.AtEnd)
 	return out, nil
 }
 
@@ -317,7 +318,7 @@ func (c *ClearFieldsTask) done(st clearFieldsCheckpoint) Outcome {
 	return Outcome{
 		Done:       true,
 		Checkpoint: st.encode(),
-		Progress:   truncate(fmt.Sprintf("done: %d seen, %d cleared", st.Seen, st.Cleared), maxProgressBytes),
-		Message:    truncate(fmt.Sprintf("cleared %d of %d stored objects of %s", st.Cleared, st.Seen, strings.Join(names, ", ")), maxMessageBytes),
+		Progress:   ellipsis.Shorten(fmt.Sprintf("done: %d seen, %d cleared", st.Seen, st.Cleared), maxProgressBytes, ellipsis.AtEnd),
+		Message:    ellipsis.Shorten(fmt.Sprintf("cleared %d of %d stored objects of %s", st.Cleared, st.Seen, strings.Join(names, ", ")), maxMessageBytes, ellipsis.AtEnd),
 	}
 }

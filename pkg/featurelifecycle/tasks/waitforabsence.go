@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,6 +34,7 @@ import (
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
+	"k8s.io/featureflags/pkg/featurelifecycle/internal/ellipsis"
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 )
 
@@ -231,19 +231,19 @@ func (w *waitForAbsence[T]) Step(ctx context.Context, env Env, _ *featuresv1alph
 	cp.Continue = migrator.AtLatestRevision(listMeta.GetContinue())
 	logger.V(4).Info("Read a page", "pass", cp.Pass, "read", read, "matched", matched, "more", cp.Continue != "")
 
-	progress := truncate(fmt.Sprintf("pass %d: %d %s read, %d use %s", cp.Pass, cp.Read, w.gr, cp.Matched, w.what), maxProgressBytes)
+	progress := ellipsis.Shorten(fmt.Sprintf("pass %d: %d %s read, %d use %s", cp.Pass, cp.Read, w.gr, cp.Matched, w.what), maxProgressBytes, ellipsis.AtEnd)
 	if cp.Continue != "" {
 		message := t.Message
 		if cp.Pass == 1 {
 			message = fmt.Sprintf("reading %s for objects that use %s", w.gr, w.what)
 		}
-		return Outcome{Progress: progress, Message: truncate(message, maxMessageBytes), Checkpoint: cp.encode(), RequeueAfter: absencePageInterval}, nil
+		return Outcome{Progress: progress, Message: ellipsis.Shorten(message, maxMessageBytes, ellipsis.AtEnd), Checkpoint: cp.encode(), RequeueAfter: absencePageInterval}, nil
 	}
 
 	// The pass is complete.
 	if cp.Matched == 0 {
 		logger.V(2).Info("No object uses the feature", "pass", cp.Pass, "read", cp.Read)
-		return Outcome{Done: true, Progress: progress, Message: truncate(fmt.Sprintf("no %s use %s", w.gr, w.what), maxMessageBytes)}, nil
+		return Outcome{Done: true, Progress: progress, Message: ellipsis.Shorten(fmt.Sprintf("no %s use %s", w.gr, w.what), maxMessageBytes, ellipsis.AtEnd)}, nil
 	}
 	message := w.message(store, cp)
 	logger.V(2).Info("Objects still use the feature", "pass", cp.Pass, "read", cp.Read, "matched", cp.Matched, "namespaces", cp.Namespaces)
@@ -307,17 +307,5 @@ func (w *waitForAbsence[T]) message(store migrator.Store, cp absenceCheckpoint) 
 	if cp.Matched > int64(len(cp.Sample)) {
 		b.WriteString(", ...")
 	}
-	return truncate(b.String(), maxMessageBytes)
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, ending in "...".
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("...")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return ellipsis.Shorten(b.String(), maxMessageBytes, ellipsis.AtEnd)
 }

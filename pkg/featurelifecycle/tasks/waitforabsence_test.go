@@ -43,6 +43,7 @@ import (
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
+	"k8s.io/featureflags/pkg/featurelifecycle/internal/ellipsis"
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 )
 
@@ -389,7 +390,7 @@ func TestAbsenceMessageBounds(t *testing.T) {
 		t.Fatalf("message %q", msg)
 	}
 
-	if got := truncate("aéééé", 5); got != "a..." {
+	if got := ellipsis.Shorten("aéééé", 5, ellipsis.AtEnd); got != "a..." {
 		t.Fatalf("truncate must cut on a rune boundary: %q", got)
 	}
 }
