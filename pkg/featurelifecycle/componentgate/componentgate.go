@@ -39,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/cli"
 	basecompatibility "k8s.io/component-base/compatibility"
+	nodeutil "k8s.io/component-helpers/node/util"
 	"k8s.io/klog/v2"
 
 	featuresclient "k8s.io/features/client/clientset/versioned"
@@ -188,12 +189,14 @@ func ArgValue(args []string, name string) string {
 	return ""
 }
 
-// NodeName returns the kubelet's node name from its arguments: the value of
-// --hostname-override, else the host name, lower-cased as the kubelet does.
+// NodeName returns the kubelet's node name from its arguments as the kubelet
+// computes it (nodeutil.GetHostname): the value of --hostname-override, else
+// the host name, trimmed and lower-cased; "" when it cannot be determined or
+// is empty.
 func NodeName(args []string) string {
-	name := ArgValue(args, "hostname-override")
-	if name == "" {
-		name, _ = os.Hostname()
+	name, err := nodeutil.GetHostname(ArgValue(args, "hostname-override"))
+	if err != nil {
+		return ""
 	}
-	return strings.ToLower(strings.TrimSpace(name))
+	return name
 }
