@@ -21,8 +21,9 @@ limitations under the License.
 // is one word whose last capital starts the next word when a lower-case letter
 // follows it (CSIMigrationPortworx is csi-migration-portworx, HPAScaleToZero is
 // hpa-scale-to-zero), except before a version suffix such as "v2" (KMSv2 is
-// kmsv2, IPv6DualStack is ipv6-dual-stack). Digits stay with the word before
-// them.
+// kmsv2, IPv6DualStack is ipv6-dual-stack) and before a plural "s" that ends
+// the word (AllowServiceExternalIPs is allow-service-external-ips). Digits
+// stay with the word before them.
 package gatename
 
 import (
@@ -59,9 +60,11 @@ func wordStartsAt(s string, i int) bool {
 	}
 	// A capital between capitals and a lower-case letter starts a word
 	// (the "S" of "HPAScale"), unless the lower-case letter begins a version
-	// suffix (the "v2" of "KMSv2").
+	// suffix (the "v2" of "KMSv2") or is the "s" of a plural that ends the
+	// word (the "IPs" of "AllowServiceExternalIPs").
 	versionSuffix := s[i+1] == 'v' && i+2 < len(s) && isDigit(s[i+2])
-	return !versionSuffix
+	plural := s[i+1] == 's' && (i+2 == len(s) || !isLower(s[i+2]))
+	return !versionSuffix && !plural
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

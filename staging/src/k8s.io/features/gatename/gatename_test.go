@@ -41,6 +41,17 @@ func TestObjectName(t *testing.T) {
 		"StorageVersionAPI":              "storage-version-api",
 		"lowercase":                      "lowercase",
 		"UnknownVersionInteroperability": "unknown-version-interoperability",
+		// A lower-case "s" that ends a word after a run of capitals is a
+		// plural, not a word of its own.
+		"CPUs":        "cpus",
+		"IPsAndCIDRs": "ips-and-cidrs",
+		"PodIPs2":     "pod-ips2",
+		"DNSSearch":   "dns-search",
+		// The gates of Kubernetes v1.37.2 whose names the plural rule
+		// changed (docs/release-notes.md).
+		"AllowServiceExternalIPs":                "allow-service-external-ips",
+		"DisableCPUQuotaWithExclusiveCPUs":       "disable-cpu-quota-with-exclusive-cpus",
+		"InPlacePodVerticalScalingExclusiveCPUs": "in-place-pod-vertical-scaling-exclusive-cpus",
 	} {
 		if got := ObjectName(gate); got != want {
 			t.Errorf("ObjectName(%q) = %q, want %q", gate, got, want)
