@@ -52,6 +52,7 @@ import (
 	featuresclient "k8s.io/features/client/clientset/versioned"
 	featuresinformers "k8s.io/features/client/informers/externalversions"
 	featureslisters "k8s.io/features/client/listers/api/v1alpha1"
+	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/leader"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
@@ -421,6 +422,9 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if !leads {
 		return 0, nil
 	}
+	if current := gatename.ObjectName(f.Spec.Gate); f.Name != current {
+		return c.retireRenamed(ctx, f, current)
+	}
 	now := c.clock.Now()
 	// Apiservers seen within the forget window keep their say in the
 	// desired state, so that an outage cannot start a transition.
@@ -504,6 +508,30 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	c.steppedFrom[f.Name] = f.ResourceVersion
 	c.mu.Unlock()
 	return requeue, nil
+}
+
+// retireRenamed deletes a Feature named after an older rule of the gate
+// name mapping (a release renamed it, see docs/release-notes.md) once the
+// announcer has created the Feature under the current name, which takes
+// over: nothing announces or reports under the old name any more.
+func (c *Controller) retireRenamed(ctx context.Context, f *featuresv1alpha1.Feature, current string) (time.Duration, error) {
+	if _, err := c.lister.Features(f.Namespace).Get(current); apierrors.IsNotFound(err) {
+		return c.opts.Resync, nil // not announced yet
+	} else if err != nil {
+		return 0, err
+	}
+	err := c.client.FeaturesV1alpha1().Features(f.Namespace).Delete(ctx, f.Name, metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &f.UID, ResourceVersion: &f.ResourceVersion}})
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	c.recorder.Eventf(f, corev1.EventTypeNormal, "FeatureRenamed", "gate %s is announced as Feature %s now: deleted this Feature", f.Spec.Gate, current)
+	klog.FromContext(ctx).Info("Deleted a Feature under the old name of its gate", "feature", leader.Key(f), "gate", f.Spec.Gate, "current", current)
+	c.elector.Forget(leader.Key(f))
+	return 0, nil
 }
 
 // outbox holds what a pass records once its status write succeeded: the

@@ -609,3 +609,35 @@ func TestControllerHonoursRequeueAfter(t *testing.T) {
 		t.Fatalf("after RequeueAfter the task must step again: %d steps", steps)
 	}
 }
+
+// TestControllerRetiresRenamedFeatures: a Feature named after an older rule
+// of the gate name mapping is deleted once the Feature under the current
+// name exists, and kept until then.
+func TestControllerRetiresRenamedFeatures(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	old := testGateFeature("On", "On", featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-a"}})
+	old.Name, old.UID = "test-g-ate", "old-uid"
+	h.features = featuresfake.NewClientset(old)
+	a := h.controller("apiserver-a", true)
+	indexer := a.informers.Features().V1alpha1().Features().Informer().GetIndexer()
+	if err := indexer.Add(old); err != nil {
+		t.Fatal(err)
+	}
+	if requeue, err := a.sync(context.Background(), old.Name); err != nil || requeue != a.opts.Resync {
+		t.Fatalf("before the current Feature exists: requeue %v, %v; want to look again after %v", requeue, err, a.opts.Resync)
+	}
+	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), old.Name, metav1.GetOptions{}); err != nil {
+		t.Fatalf("the old Feature must be kept until the current one exists: %v", err)
+	}
+	current := testGateFeature("On", "On")
+	if err := indexer.Add(current); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.sync(context.Background(), old.Name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), old.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the old Feature must be deleted once the current one exists: %v", err)
+	}
+}
