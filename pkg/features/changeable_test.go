@@ -23,36 +23,14 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+
+	lifecyclefixtures "k8s.io/featureflags/test/integration/features/lifecycle"
 )
 
-// emulatableMinors is how many minor versions below its own a kube-apiserver
-// can emulate (KEP-4330: --emulated-version from binary-3 to binary).
-const emulatableMinors = 3
-
 // changeableAt returns the newest version this binary can emulate at which
-// gate can be turned on and off (known, not pre-alpha, not locked): a
-// registration is needed exactly when there is one. A gate GA and locked at
-// the binary's version (HostnameOverride at 1.37) can still change while the
-// binary emulates an older release, which is how an upgrade is rolled back.
+// gate can be turned on and off (lifecyclefixtures.ChangeableAt).
 func changeableAt(gate featuregate.Feature) (*version.Version, bool) {
-	specs, ok := utilfeature.DefaultMutableFeatureGate.GetAllVersioned()[gate]
-	if !ok {
-		return nil, false
-	}
-	top := utilfeature.DefaultMutableFeatureGate.EmulationVersion()
-	for minor := int(top.Minor()); minor >= max(0, int(top.Minor())-emulatableMinors); minor-- {
-		v := version.MajorMinor(top.Major(), uint(minor))
-		var at *featuregate.FeatureSpec
-		for i := range specs {
-			if specs[i].Version != nil && !specs[i].Version.GreaterThan(v) {
-				at = &specs[i]
-			}
-		}
-		if at != nil && !at.LockToDefault && at.PreRelease != featuregate.PreAlpha {
-			return v, true
-		}
-	}
-	return nil, false
+	return lifecyclefixtures.ChangeableAt(utilfeature.DefaultMutableFeatureGate, gate)
 }
 
 // emulateChangeable sets the emulation version for the duration of the test

@@ -45,7 +45,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	"k8s.io/utils/ptr"
@@ -55,6 +54,7 @@ import (
 	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/featureflags/test/integration/features/lifecycle"
 	"k8s.io/featureflags/test/integration/framework"
 )
 
@@ -462,10 +462,9 @@ func storedStatefulSets(t *testing.T, prefix string) map[string]*apps.StatefulSe
 	if err != nil {
 		t.Fatal(err)
 	}
-	decoder := legacyscheme.Codecs.UniversalDecoder()
 	out := map[string]*apps.StatefulSet{}
 	for _, kv := range resp.Kvs {
-		obj, _, err := decoder.Decode(kv.Value, nil, nil)
+		obj, _, err := lifecycle.DecodeStored(kv.Value)
 		if err != nil {
 			t.Fatalf("decoding %s: %v", kv.Key, err)
 		}

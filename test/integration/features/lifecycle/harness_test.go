@@ -19,6 +19,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -75,9 +76,10 @@ var absenceMessage = regexp.MustCompile(`^\d+ \S+ (?:in \d+ namespaces? )?uses? 
 // what WaitForAbsence tasks ask for, as an admin would, and opting in to
 // opt-in tasks), reads every stored object directly from etcd and checks
 // that no task still finds what the feature added; then turns the gate on
-// again and checks that the feature works. All gates go through it at once.
+// again and checks that the feature works. All gates go through it at once,
+// grouped by the emulation version they run at (a gate locked at the
+// binary's version runs where it can still change).
 func TestOnUseOff(t *testing.T) {
-	ctx := context.Background()
 	gates := registeredGates()
 	fixtures := map[featuregate.Feature][]*unstructured.Unstructured{}
 	for _, g := range gates {
@@ -101,6 +103,36 @@ func TestOnUseOff(t *testing.T) {
 		return
 	}
 
+	// A gate locked at the binary's version (GA) is turned on and off at
+	// the newest version the binary emulates where it can change, with
+	// --emulated-version, as a cluster that rolled back an upgrade would.
+	byVersion := map[string][]featuregate.Feature{}
+	for _, g := range gates {
+		v, ok := ChangeableAt(utilfeature.DefaultMutableFeatureGate, g)
+		if !ok {
+			t.Fatalf("%s cannot change at any version this binary emulates: it needs no registration", g)
+		}
+		byVersion[v.String()] = append(byVersion[v.String()], g)
+	}
+	current := utilfeature.DefaultMutableFeatureGate.EmulationVersion().String()
+	for _, v := range slices.Sorted(maps.Keys(byVersion)) {
+		t.Run("emulated-"+v, func(t *testing.T) {
+			var extra []string
+			if v != current {
+				extra = []string{"--emulated-version=" + v}
+			}
+			onUseOff(t, byVersion[v], fixtures, extra)
+		})
+	}
+}
+
+// onUseOff runs the harness for gates on one apiserver, started with extra
+// flags.
+func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, extra []string) {
+	ctx := context.Background()
+	flags := func(gates []featuregate.Feature, on bool) []string {
+		return append(flags(gates, on), extra...)
+	}
 	prefix := framework.SharedEtcd().Prefix
 	apiserver := framework.StartAPIServerProcess(t, "lifecycle", prefix, flags(gates, true)...)
 	config := apiserver.ClientConfig()
@@ -336,10 +368,9 @@ func readEtcd(t *testing.T, prefix string) []storedObject {
 		}
 		kinds[gvks[0].GroupKind()] = gr
 	}
-	decoder := legacyscheme.Codecs.UniversalDecoder()
 	var out []storedObject
 	for _, kv := range resp.Kvs {
-		obj, gvk, err := decoder.Decode(kv.Value, nil, nil)
+		obj, gvk, err := DecodeStored(kv.Value)
 		if err != nil || gvk == nil {
 			continue // not a built-in object of the legacy scheme
 		}
