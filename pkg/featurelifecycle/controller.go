@@ -302,17 +302,6 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	return true
 }
 
-// reasonCleanupHeld is the reason of UsesAgree=False while a drift's
-// cleanup waits for the apiservers to agree.
-const reasonCleanupHeld = "CleanupHeldDuringRollout"
-
-// cleanupHeld reports whether status remembers a drift whose cleanup was
-// held while the apiservers disagreed.
-func cleanupHeld(status *featuresv1alpha1.FeatureStatus) bool {
-	c := meta.FindStatusCondition(status.Conditions, featuresv1alpha1.FeatureConditionUsesAgree)
-	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == reasonCleanupHeld
-}
-
 // spec returns the gate's spec at this apiserver's emulation version and
 // whether this apiserver knows the gate there.
 func (c *Controller) spec(gate string) (featuregate.FeatureSpec, bool) {
@@ -394,8 +383,12 @@ func (c *Controller) syncUnknown(ctx context.Context, f *featuresv1alpha1.Featur
 	return 0, nil
 }
 
-// sync does one pass over a Feature this apiserver leads and returns when to
-// look again.
+// sync does one pass over a Feature and returns when to look again. Its
+// steps: skip a copy older than this apiserver's last write; hand gates this
+// apiserver does not know to syncUnknown; go on only as the Feature's
+// leader; retire a Feature under an old name; make desired state follow the
+// voters' configuration (a spec write, which brings the Feature back);
+// compute the next status (nextStatus); write it if it changed.
 func (c *Controller) sync(ctx context.Context, name string) (time.Duration, error) {
 	f, err := c.lister.Features(KubeNamespace).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -404,10 +397,7 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if err != nil {
 		return 0, err
 	}
-	c.mu.Lock()
-	stale := f.ResourceVersion != "" && c.steppedFrom[name] == f.ResourceVersion
-	c.mu.Unlock()
-	if stale {
+	if c.steppedFromCopy(f) {
 		// Our own write of this Feature has not reached the informer yet;
 		// its event brings the Feature back. Stepping from the old copy
 		// would redo the last step and fail to write.
@@ -426,88 +416,129 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 		return c.retireRenamed(ctx, f, current)
 	}
 	now := c.clock.Now()
-	// Apiservers seen within the forget window keep their say in the
-	// desired state, so that an outage cannot start a transition.
-	voters, err := c.voters(now)
-	if err != nil {
+	vote, err := c.desiredState(ctx, f, now)
+	if err != nil || vote.specWritten {
+		return 0, err // the spec's update event brings the Feature back
+	}
+	var after outbox
+	status, requeue := c.nextStatus(ctx, f, spec, vote, now, &after)
+	if err := c.writeStatus(ctx, f, status, &after); err != nil {
 		return 0, err
 	}
+	return requeue, nil
+}
 
-	// Desired state follows the apiservers' configuration.
-	config := transition.ConfigurationOf(f, voters)
-	desired, agreed := f.Spec.DesiredState, true
-	if f.Spec.Management != featuresv1alpha1.FeatureManagementDynamic {
-		desired, agreed = transition.Desired(config, f.Spec.DesiredState)
-		if desired != f.Spec.DesiredState {
-			updated := f.DeepCopy()
-			updated.Spec.DesiredState = desired
-			_, err := c.client.FeaturesV1alpha1().Features(KubeNamespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"})
-			return 0, err // the update event brings the Feature back
-		}
+// steppedFromCopy says whether f is the copy this apiserver last stepped
+// from and wrote over.
+func (c *Controller) steppedFromCopy(f *featuresv1alpha1.Feature) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return f.ResourceVersion != "" && c.steppedFrom[f.Name] == f.ResourceVersion
+}
+
+// vote is the outcome of the voters' configuration for one Feature.
+type vote struct {
+	config  transition.Configuration
+	desired featuresv1alpha1.FeatureDesiredState
+	// agreed is false while the voters disagree (a rollout).
+	agreed bool
+	// specWritten says that spec.desiredState was updated to desired.
+	specWritten bool
+}
+
+// desiredState computes desired state from the configuration of the
+// voters: the apiservers seen within the forget window, so that an outage
+// cannot start a transition. A Dynamic Feature's desired state is its spec's.
+// When it changes, it is written to the spec.
+func (c *Controller) desiredState(ctx context.Context, f *featuresv1alpha1.Feature, now time.Time) (vote, error) {
+	voters, err := c.voters(now)
+	if err != nil {
+		return vote{}, err
 	}
+	v := vote{config: transition.ConfigurationOf(f, voters), desired: f.Spec.DesiredState, agreed: true}
+	if f.Spec.Management == featuresv1alpha1.FeatureManagementDynamic {
+		return v, nil
+	}
+	v.desired, v.agreed = transition.Desired(v.config, f.Spec.DesiredState)
+	if v.desired == f.Spec.DesiredState {
+		return v, nil
+	}
+	updated := f.DeepCopy()
+	updated.Spec.DesiredState = v.desired
+	_, err = c.client.FeaturesV1alpha1().Features(KubeNamespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"})
+	v.specWritten = err == nil
+	return v, err
+}
 
+// nextStatus computes the Feature's next status: the gate's description,
+// the state machine, the cleanup of a drift, one bounded step of the active
+// task, and the conditions. Events and metrics of what it changes go to
+// after, recorded once the change is stored (a failed write is redone by the
+// next pass).
+func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature, spec featuregate.FeatureSpec, v vote, now time.Time, after *outbox) (*featuresv1alpha1.FeatureStatus, time.Duration) {
 	status := f.Status.DeepCopy()
 	// The leader keeps the description current: after an upgrade the
 	// leaders run the new version.
 	Describe(status, spec, VersionOf(c.gate))
 	transition.SetKnown(status, f.Generation, true, "Known", "the leader, "+c.self+", knows the gate", metav1.NewTime(now))
 	plan := c.plan(f.Spec.Gate)
-	// Events and metrics of what this pass changes are recorded once the
-	// change is stored: a failed write is redone by the next pass.
-	var after outbox
-	c.step(f, status, desired, plan, &after)
-
-	// Drift: a component reports the feature on while it is Off. It may have
-	// written data the feature adds: clean up again. While the apiservers
-	// disagree (an admin is rolling a flag change through them) the cleanup
-	// is held, so the rollout does not flap the state; it is remembered in
-	// UsesAgree and runs if the apiservers settle on Off.
-	drift := transition.Drift(status.State, status.Uses)
-	held := false
-	if status.State == featuresv1alpha1.FeatureStateOff && (len(drift) > 0 || cleanupHeld(&f.Status)) {
-		if agreed {
-			status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
-			after.add(func() {
-				c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Off; running the TurningOff tasks again", drift)
-				transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
-			})
-		} else {
-			held = true
-		}
-	}
+	c.step(f, status, v.desired, plan, after)
+	held := c.cleanUpDrift(f, status, v.agreed, plan, after)
 
 	requeue := time.Duration(0)
 	if len(status.Tasks) > 0 && (status.State == featuresv1alpha1.FeatureStateTurningOn || status.State == featuresv1alpha1.FeatureStateTurningOff) {
-		requeue = c.runTask(ctx, f, status, now, &after)
+		requeue = c.runTask(ctx, f, status, now, after)
 		// A finished last task completes the transition in the same write.
-		c.step(f, status, desired, plan, &after)
+		c.step(f, status, v.desired, plan, after)
 	}
-
-	transition.SetConditions(status, f.Generation, desired, config, agreed, metav1.NewTime(now))
-	if held {
-		message := "the feature was reported enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off"
-		if len(drift) > 0 {
-			message = fmt.Sprintf("%s reported the feature enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off", strings.Join(drift, ", "))
-		}
-		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: featuresv1alpha1.FeatureConditionUsesAgree, Status: metav1.ConditionFalse,
-			ObservedGeneration: f.Generation, LastTransitionTime: metav1.NewTime(now), Reason: reasonCleanupHeld, Message: message})
-	}
+	transition.SetConditions(status, f.Generation, v.desired, v.config, v.agreed, held, metav1.NewTime(now))
 	status.ObservedGeneration = f.Generation
+	return status, requeue
+}
+
+// cleanUpDrift handles a component reporting the feature on while it is Off:
+// it may have written data the feature adds, so the TurningOff tasks run
+// again. While the apiservers disagree (an admin is rolling a flag change
+// through them) the cleanup is held, so the rollout does not flap the state;
+// it is remembered in UsesAgree and runs if the apiservers settle on Off.
+// It returns the message of a held cleanup, or "".
+func (c *Controller) cleanUpDrift(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, agreed bool, plan transition.Plan, after *outbox) string {
+	drift := transition.Drift(status.State, status.Uses)
+	if status.State != featuresv1alpha1.FeatureStateOff || (len(drift) == 0 && !transition.CleanupHeld(&f.Status)) {
+		return ""
+	}
+	if !agreed {
+		if len(drift) == 0 {
+			return "the feature was reported enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off"
+		}
+		return fmt.Sprintf("%s reported the feature enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off", strings.Join(drift, ", "))
+	}
+	status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
+	after.add(func() {
+		c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Off; running the TurningOff tasks again", drift)
+		transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+	})
+	return ""
+}
+
+// writeStatus stores status unless it is unchanged, then records what after
+// holds; the state gauge follows status either way.
+func (c *Controller) writeStatus(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, after *outbox) error {
 	c.observeState(f.Name, status.State)
 	if apiequality.Semantic.DeepEqual(status, &f.Status) {
 		after.flush()
-		return requeue, nil
+		return nil
 	}
 	updated := f.DeepCopy()
 	updated.Status = *status
 	if _, err := c.client.FeaturesV1alpha1().Features(KubeNamespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
-		return 0, err
+		return err
 	}
 	after.flush()
 	c.mu.Lock()
 	c.steppedFrom[f.Name] = f.ResourceVersion
 	c.mu.Unlock()
-	return requeue, nil
+	return nil
 }
 
 // retireRenamed deletes a Feature named after an older rule of the gate

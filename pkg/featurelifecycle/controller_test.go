@@ -42,6 +42,7 @@ import (
 
 	"k8s.io/featureflags/pkg/featurelifecycle/leader"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/featureflags/pkg/featurelifecycle/transition"
 	"k8s.io/featureflags/pkg/features"
 )
 
@@ -552,7 +553,7 @@ func TestControllerHoldsDriftCleanupDuringRollout(t *testing.T) {
 	h.renew(a, "apiserver-b")
 	f, _ := h.sync(a)
 	c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionUsesAgree)
-	if f.Status.State != "Off" || c == nil || c.Reason != reasonCleanupHeld || !strings.Contains(c.Message, "kube-apiserver") {
+	if f.Status.State != "Off" || c == nil || c.Reason != transition.ReasonCleanupHeld || !strings.Contains(c.Message, "kube-apiserver") {
 		t.Fatalf("drift during a rollout must be held and remembered: %+v", f.Status)
 	}
 	// The admin reverts apiserver-b: its enabled entry goes away.

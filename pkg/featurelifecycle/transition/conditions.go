@@ -59,13 +59,16 @@ const (
 //     compared with Drift; a transitional state with the final state it
 //     heads for, so while TurningOn the components still reporting
 //     enabled=false are named. An empty state has nothing to disagree with.
+//     With heldCleanup set, UsesAgree is False (CleanupHeldDuringRollout)
+//     with heldCleanup as its message: a drift whose cleanup waits for
+//     the apiservers to agree.
 //   - ConfigurationAgreed True (Agreed) or False (Disagreed, with
 //     c.DisagreementMessage()), as agreed says.
 //
 // meta.SetStatusCondition keeps lastTransitionTime unless the status of a
 // condition changes; then, or for a new condition, it becomes now. Only the
 // conditions are written: status.observedGeneration is the caller's.
-func SetConditions(status *featuresv1alpha1.FeatureStatus, generation int64, desired featuresv1alpha1.FeatureDesiredState, c Configuration, agreed bool, now metav1.Time) {
+func SetConditions(status *featuresv1alpha1.FeatureStatus, generation int64, desired featuresv1alpha1.FeatureDesiredState, c Configuration, agreed bool, heldCleanup string, now metav1.Time) {
 	if status == nil {
 		return
 	}
@@ -77,10 +80,25 @@ func SetConditions(status *featuresv1alpha1.FeatureStatus, generation int64, des
 	set(featuresv1alpha1.FeatureConditionConverged, ok, reason, message)
 
 	ok, reason, message = usesAgree(status)
+	if heldCleanup != "" {
+		ok, reason, message = false, ReasonCleanupHeld, heldCleanup
+	}
 	set(featuresv1alpha1.FeatureConditionUsesAgree, ok, reason, message)
 
 	ok, reason, message = configurationAgreed(c, agreed)
 	set(featuresv1alpha1.FeatureConditionConfigurationAgreed, ok, reason, message)
+}
+
+// ReasonCleanupHeld is the reason of UsesAgree=False while the cleanup of a
+// drift (a component reported the feature on while it is Off) waits for the
+// apiservers to agree.
+const ReasonCleanupHeld = "CleanupHeldDuringRollout"
+
+// CleanupHeld reports whether status remembers a drift whose cleanup was
+// held while the apiservers disagreed.
+func CleanupHeld(status *featuresv1alpha1.FeatureStatus) bool {
+	c := meta.FindStatusCondition(status.Conditions, featuresv1alpha1.FeatureConditionUsesAgree)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == ReasonCleanupHeld
 }
 
 // SetKnown sets the Known condition: whether a live kube-apiserver knows the

@@ -207,7 +207,7 @@ func TestSetConditions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			status := tc.status
-			SetConditions(&status, 7, tc.desired, tc.c, tc.agreed, now)
+			SetConditions(&status, 7, tc.desired, tc.c, tc.agreed, "", now)
 			got := conditionsOf(t, &status, 7)
 			want := map[string]cond{
 				featuresv1alpha1.FeatureConditionConverged:           tc.converged,
@@ -252,25 +252,25 @@ func TestSetConditionsTransitionTime(t *testing.T) {
 
 	// Start converged On.
 	status := &featuresv1alpha1.FeatureStatus{State: sOn}
-	SetConditions(status, 1, dOn, on, true, t0)
+	SetConditions(status, 1, dOn, on, true, "", t0)
 	before := status.DeepCopy()
 
 	// Same inputs again at t1: nothing changes, not even the times.
-	SetConditions(status, 1, dOn, on, true, t1)
+	SetConditions(status, 1, dOn, on, true, "", t1)
 	if !reflect.DeepEqual(status, before) {
 		t.Errorf("repeating SetConditions changed the status:\n%+v\nwant\n%+v", status, before)
 	}
 
 	// New generation, new message, same status: times stay.
 	status.Uses = []featuresv1alpha1.FeatureUse{use("kubelet", true, "n")}
-	SetConditions(status, 2, dOn, Configuration{On: []string{"a", "b"}}, true, t1)
+	SetConditions(status, 2, dOn, Configuration{On: []string{"a", "b"}}, true, "", t1)
 	for _, typ := range []string{featuresv1alpha1.FeatureConditionConverged, featuresv1alpha1.FeatureConditionUsesAgree, featuresv1alpha1.FeatureConditionConfigurationAgreed} {
 		check("generation 2", status, typ, t0)
 	}
 
 	// Desired Off: transition starts at t2; Converged flips, others do not.
 	status.State, status.Tasks = sTurningOff, []featuresv1alpha1.FeatureTask{{Name: "wait-for-uses"}}
-	SetConditions(status, 2, dOff, Configuration{Off: []string{"a", "b"}}, true, t2)
+	SetConditions(status, 2, dOff, Configuration{Off: []string{"a", "b"}}, true, "", t2)
 	check("turning off", status, featuresv1alpha1.FeatureConditionConverged, t2)
 	check("turning off", status, featuresv1alpha1.FeatureConditionConfigurationAgreed, t0)
 	check("turning off", status, featuresv1alpha1.FeatureConditionUsesAgree, t2) // kubelet still reports true
@@ -279,12 +279,12 @@ func TestSetConditionsTransitionTime(t *testing.T) {
 	// Converged's reason changes (TransitionInProgress ->
 	// WaitingForDesiredState) while it stays False, so its time stays.
 	status.State, status.Tasks = sOff, nil
-	SetConditions(status, 2, dOn, on, true, t3)
+	SetConditions(status, 2, dOn, on, true, "", t3)
 	if c := meta.FindStatusCondition(status.Conditions, featuresv1alpha1.FeatureConditionConverged); c.Reason != ReasonWaitingForDesiredState {
 		t.Errorf("Converged reason %q, want %s", c.Reason, ReasonWaitingForDesiredState)
 	}
 	check("reason change", status, featuresv1alpha1.FeatureConditionConverged, t2)
 
 	// A nil status is ignored.
-	SetConditions(nil, 1, dOn, on, true, t3)
+	SetConditions(nil, 1, dOn, on, true, "", t3)
 }
