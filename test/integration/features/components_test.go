@@ -176,8 +176,9 @@ func TestComponentsReportUses(t *testing.T) {
 }
 
 // TestFeatureSpecRules checks, as an administrator against a real apiserver,
-// that kube-system only takes Features of known gates and that the desired
-// state of a CommandLine Feature cannot be set through the API.
+// that kube-system only takes Features of known gates, and that neither the
+// desired state of a CommandLine Feature nor the management of a Feature in
+// kube-system can be set through the API.
 func TestFeatureSpecRules(t *testing.T) {
 	ctx := context.Background()
 	apiserver := framework.StartAPIServerProcess(t, "apiserver", framework.SharedEtcd().Prefix, lifecycleFlags...)
@@ -196,9 +197,17 @@ func TestFeatureSpecRules(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.desiredState") {
 		t.Errorf("setting desiredState of a CommandLine Feature: expected 403, got %v", err)
 	}
-	f, err := client.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"management":"Dynamic","desiredState":"On"}}`), metav1.PatchOptions{})
-	if err != nil || f.Spec.Management != featuresv1alpha1.FeatureManagementDynamic {
-		t.Errorf("making the Feature Dynamic: %v", err)
+	// No flag opts a gate into Dynamic: management cannot be changed either,
+	// alone or with desiredState, and the Feature is left as it was.
+	for _, patch := range []string{`{"spec":{"management":"Dynamic"}}`, `{"spec":{"management":"Dynamic","desiredState":"Off"}}`} {
+		_, err = client.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.management") {
+			t.Errorf("%s: expected 403 naming spec.management, got %v", patch, err)
+		}
+	}
+	f, err := client.Get(ctx, name, metav1.GetOptions{})
+	if err != nil || f.Spec.Management != featuresv1alpha1.FeatureManagementCommandLine || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn {
+		t.Errorf("refused patches changed the Feature: %+v, %v", f.Spec, err)
 	}
 }
 

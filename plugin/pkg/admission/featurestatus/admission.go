@@ -51,10 +51,14 @@ limitations under the License.
 //     created for a gate this kube-apiserver knows; third parties use their
 //     own namespace. (A newer kube-apiserver announces its new gates through
 //     its own loopback client.)
+//   - spec.management of a Feature in kube-system is kube-apiserver's to
+//     set, from its flags: it cannot be set through the API (no flag opts a
+//     gate into a mode other than CommandLine yet).
 //   - spec.desiredState of a Feature managed by CommandLine follows the
-//     kube-apiservers' --feature-gates and cannot be set through the API;
-//     an administrator who wants to set it makes the Feature Dynamic
-//     (spec.management) in the same or an earlier request.
+//     kube-apiservers' --feature-gates and cannot be set through the API.
+//     In a third party's namespace, an administrator who wants to set it
+//     makes the Feature Dynamic (spec.management) first or in the same
+//     request.
 //
 // Requests for other resources, other subresources and other operations
 // are not looked at, so the plugin is harmless where features.k8s.io is
@@ -343,8 +347,9 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 	return nil
 }
 
-// validateFeature applies the rules on the Feature itself: known gates in
-// kube-system, and no desiredState through the API for CommandLine Features.
+// validateFeature applies the rules on the Feature itself: known gates and
+// no management through the API in kube-system, and no desiredState through
+// the API for CommandLine Features.
 func (p *Plugin) validateFeature(a admission.Attributes) error {
 	if u := a.GetUserInfo(); u != nil && u.GetName() == user.APIServerUser {
 		return nil
@@ -353,17 +358,24 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 	if !ok {
 		return nil
 	}
+	system := a.GetNamespace() == metav1.NamespaceSystem
 	switch a.GetOperation() {
 	case admission.Create:
-		if a.GetNamespace() == metav1.NamespaceSystem && p.knownGate != nil && !p.knownGate(obj.Spec.Gate) {
+		if system && p.knownGate != nil && !p.knownGate(obj.Spec.Gate) {
 			return admission.NewForbidden(a, fmt.Errorf("feature gate %q is not known to this kube-apiserver: "+
 				"kube-system holds the Features of Kubernetes' own gates, which kube-apiserver announces; "+
 				"create Features of other gates in their own namespace", obj.Spec.Gate))
+		}
+		if system && obj.Spec.Management != features.FeatureManagementCommandLine {
+			return admission.NewForbidden(a, managementError(obj.Spec.Management))
 		}
 	case admission.Update:
 		old, ok := a.GetOldObject().(*features.Feature)
 		if !ok {
 			return nil
+		}
+		if system && obj.Spec.Management != old.Spec.Management {
+			return admission.NewForbidden(a, managementError(obj.Spec.Management))
 		}
 		if obj.Spec.Management == features.FeatureManagementCommandLine && obj.Spec.DesiredState != old.Spec.DesiredState {
 			return admission.NewForbidden(a, fmt.Errorf("spec.desiredState of a Feature managed by CommandLine follows the "+
@@ -371,6 +383,16 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 		}
 	}
 	return nil
+}
+
+// managementError says why spec.management of a Feature in kube-system
+// cannot be set through the API: kube-apiserver sets it, and only to a mode
+// its flags opt the gate into; no flag opts a gate into another mode than
+// CommandLine yet (KEP stages 2 and 3), so that is the only mode.
+func managementError(requested features.FeatureManagement) error {
+	return fmt.Errorf("spec.management of Features in kube-system is set by kube-apiserver from its flags, "+
+		"which opt no gate into a mode other than %s yet; it cannot be set to %q through the API",
+		features.FeatureManagementCommandLine, requested)
 }
 
 // isSuperuser says whether u may write all of status: kube-apiserver's

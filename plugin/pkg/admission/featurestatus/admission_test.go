@@ -561,8 +561,28 @@ func TestFeatureRules(t *testing.T) {
 	}
 	dynamic := flipped.DeepCopy()
 	dynamic.Spec.Management = features.FeatureManagementDynamic
-	if err := run(admission.Update, dynamic, old, admin); err != nil {
-		t.Errorf("making the Feature Dynamic and setting desiredState: %v", err)
+	if err := run(admission.Update, dynamic, old, admin); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.management") {
+		t.Errorf("making a Feature in kube-system Dynamic (no flag opts it in): expected 403, got %v", err)
+	}
+	onlyManagement := old.DeepCopy()
+	onlyManagement.Spec.Management = features.FeatureManagementDynamic
+	if err := run(admission.Update, onlyManagement, old, admin); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.management") {
+		t.Errorf("making a Feature in kube-system Dynamic first: expected 403, got %v", err)
+	}
+	if err := run(admission.Update, onlyManagement, old, apiserver); err != nil {
+		t.Errorf("kube-apiserver setting management: %v", err)
+	}
+	createdDynamic := testFeature()
+	createdDynamic.Spec.Management = features.FeatureManagementDynamic
+	if err := run(admission.Create, createdDynamic, nil, admin); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.management") {
+		t.Errorf("creating a Dynamic Feature in kube-system: expected 403, got %v", err)
+	}
+	// A third party's Features are its own: it may make one Dynamic and set
+	// its desired state.
+	theirs, theirsDynamic := old.DeepCopy(), dynamic.DeepCopy()
+	theirs.Namespace, theirsDynamic.Namespace = "example", "example"
+	if err := run(admission.Update, theirsDynamic, theirs, admin); err != nil {
+		t.Errorf("making a third party's Feature Dynamic and setting desiredState: %v", err)
 	}
 	labelled := old.DeepCopy()
 	labelled.Labels = map[string]string{"team": "a"}
