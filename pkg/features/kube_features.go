@@ -33,9 +33,15 @@ import (
 const FeatureLifecycle featuregate.Feature = "FeatureLifecycle"
 
 // defaultVersionedFeatureGates are this project's gates with their history.
+//
+// FeatureLifecycle is declared from the oldest release this binary can
+// emulate (KEP-4330: binary-3, 1.34 for 1.37): a binary upgraded to a new
+// release that still emulates the old one is exactly the state the lifecycle
+// has to manage, so it must be available at every emulated version
+// (TestLifecycleAtEveryEmulatedVersion).
 var defaultVersionedFeatureGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 	FeatureLifecycle: {
-		{Version: version.MustParse("1.36"), Default: false, PreRelease: featuregate.Alpha},
+		{Version: version.MustParse("1.34"), Default: false, PreRelease: featuregate.Alpha},
 	},
 }
 
