@@ -20,6 +20,9 @@ go vet ./... ./staging/src/k8s.io/features/...
 echo "+++ upstream dependencies"
 hack/verify-upstream-deps.sh
 
+echo "+++ gate inventory"
+hack/verify-gate-inventory.sh
+
 echo "+++ codegen"
 hack/verify-codegen.sh
 
