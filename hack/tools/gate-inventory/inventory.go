@@ -23,6 +23,7 @@ import (
 	"math/rand"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -397,19 +398,7 @@ func upstreamVersion() string {
 	return "unknown"
 }
 
+// sortedGRs returns the keys of m sorted by their string form.
 func sortedGRs[V any](m map[schema.GroupResource]V) []schema.GroupResource {
-	grs := make([]schema.GroupResource, 0, len(m))
-	for gr := range m {
-		grs = append(grs, gr)
-	}
-	slices.SortFunc(grs, func(a, b schema.GroupResource) int {
-		if a.String() < b.String() {
-			return -1
-		}
-		if a.String() > b.String() {
-			return 1
-		}
-		return 0
-	})
-	return grs
+	return slices.SortedFunc(maps.Keys(m), func(a, b schema.GroupResource) int { return strings.Compare(a.String(), b.String()) })
 }

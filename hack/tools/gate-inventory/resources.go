@@ -19,6 +19,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net"
 	"reflect"
 	"slices"
@@ -265,7 +266,7 @@ func discoverResources() ([]resource, []noStore, error) {
 		}
 		for _, gv := range versions {
 			storages := info.VersionedResourcesStorageMap[gv.Version]
-			for _, name := range sortedKeys(storages) {
+			for _, name := range slices.Sorted(maps.Keys(storages)) {
 				if strings.Contains(name, "/") {
 					continue
 				}
@@ -286,15 +287,6 @@ func discoverResources() ([]resource, []noStore, error) {
 	slices.SortFunc(out, func(a, b resource) int { return cmp.Compare(a.gr.String(), b.gr.String()) })
 	slices.SortFunc(without, func(a, b noStore) int { return cmp.Compare(a.gr.String(), b.gr.String()) })
 	return out, without, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 var storeType = reflect.TypeOf(&genericregistry.Store{})
