@@ -82,7 +82,8 @@ type ControllerOptions struct {
 	Workers int
 
 	// Lifecycles is the registry transitions are planned from; nil means
-	// features.Lifecycles. Not a flag: tests pass their own.
+	// features.Registry(): the lifecycles derived from the gate inventory
+	// and the explicit registrations. Not a flag: tests pass their own.
 	Lifecycles map[featuregate.Feature]features.Lifecycle
 	// Clock is the clock of the controller and of its elector; nil means the
 	// real clock. Not a flag: tests pass a fake one.
@@ -176,7 +177,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		opts.Clock = clock.RealClock{}
 	}
 	if opts.Lifecycles == nil {
-		opts.Lifecycles = features.Lifecycles
+		opts.Lifecycles = features.Registry()
 	}
 	c := &Controller{
 		self:              self,

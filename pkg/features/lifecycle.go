@@ -36,8 +36,11 @@ type Lifecycle struct {
 	OnDisable []tasks.Task
 }
 
-// Lifecycles is the lifecycle registry: the one place a feature author
-// declares the tasks of a gate. A gate without an entry only waits for uses.
+// Lifecycles are the explicit registrations of the lifecycle registry: the
+// one place a feature author declares the tasks of a gate by hand. Every
+// gate the gate inventory (inventory/) finds a storage footprint for also
+// has a lifecycle derived from it (Derived); an entry here replaces its
+// gate's derived one (Registry). A gate in neither only waits for uses.
 // Every entry needs a fixture in testdata/lifecycle/<gate> (see README.md).
 var Lifecycles = map[featuregate.Feature]Lifecycle{
 	// spec.updateStrategy.rollingUpdate.maxUnavailable of StatefulSets. With
@@ -48,6 +51,8 @@ var Lifecycles = map[featuregate.Feature]Lifecycle{
 	// every RollingUpdate StatefulSet written, so the task rewrites all of
 	// those: harmless (1 is the behaviour without the feature; the generation
 	// moves but the pod template, hence the revision, does not).
+	//
+	// Derived: the same path, in a task named clear-fields.
 	kubefeatures.MaxUnavailableStatefulSet: {
 		OnDisable: []tasks.Task{
 			tasks.ClearFields("clear-statefulset-max-unavailable",
@@ -60,6 +65,9 @@ var Lifecycles = map[featuregate.Feature]Lifecycle{
 	// lose a volume source (pods are immutable there), so the feature waits
 	// for the admin to delete those pods. Workload templates are left alone:
 	// pods created from them with the gate off do not get the source.
+	//
+	// Derived: would also offer the opt-in clearing of workload templates
+	// and wait for Jobs whose template has the source.
 	kubefeatures.ClusterTrustBundleProjection: {
 		OnDisable: []tasks.Task{
 			tasks.WaitForAbsence("wait-for-no-cluster-trust-bundle-volumes",
@@ -70,6 +78,10 @@ var Lifecycles = map[featuregate.Feature]Lifecycle{
 
 	// Projected podCertificate volume sources of pods: as for
 	// ClusterTrustBundleProjection, the pods have to go.
+	//
+	// Derived: would also offer the opt-in clearing of workload templates,
+	// wait for Jobs with the source and for the stored
+	// podcertificaterequests (not served while the gate is off).
 	kubefeatures.PodCertificateRequest: {
 		OnDisable: []tasks.Task{
 			tasks.WaitForAbsence("wait-for-no-pod-certificate-volumes",
@@ -91,6 +103,9 @@ var Lifecycles = map[featuregate.Feature]Lifecycle{
 	//
 	// The pods themselves cannot be changed: the second task holds until the
 	// admin (or a rollout) deletes those that use the field.
+	//
+	// Not derived: the gate is locked at 1.37 (GA), the version the
+	// inventory examines; the entry serves emulated versions 1.34-1.36.
 	kubefeatures.HostnameOverride: {
 		OnDisable: []tasks.Task{
 			tasks.OptIn(tasks.ClearPodTemplateFields("clear-template-hostname-override",
@@ -107,7 +122,8 @@ var Lifecycles = map[featuregate.Feature]Lifecycle{
 	// default, not locked) only changes the OpenAPI documents the apiservers
 	// publish – enum values in the schemas – and stores nothing, so turning
 	// it off or on needs no task beyond the implicit WaitForUses. It is
-	// registered, empty, to say so explicitly.
+	// registered, empty, to say so explicitly. Not in the inventory: no
+	// strategy reads it.
 	genericfeatures.OpenAPIEnums: {},
 }
 

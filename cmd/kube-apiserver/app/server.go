@@ -59,6 +59,7 @@ import (
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/featureflags/pkg/featurelifecycle/upstreamstores"
 	"k8s.io/featureflags/pkg/features"
 	featuresrest "k8s.io/featureflags/pkg/registry/features/rest"
 	"k8s.io/featureflags/plugin/pkg/admission/featurestatus"
@@ -228,7 +229,13 @@ func CreateServerChain(config upstreamapp.CompletedConfig) (*aggregatorapiserver
 			// Tasks open the resources' own registry stores on the
 			// apiserver's storage, without its watch cache.
 			TaskEnv: tasks.Env{
-				Stores:    migrator.NewStores(config.KubeAPIs.ControlPlane.Generic.RESTOptionsGetter),
+				Stores: migrator.NewStores(config.KubeAPIs.ControlPlane.Generic.RESTOptionsGetter, upstreamstores.Config{
+					// Strategies that validate against the cluster (a
+					// resource claim's namespace, an RBAC object's
+					// escalation) ask this apiserver, as its own stores do.
+					Loopback:   config.KubeAPIs.ControlPlane.Generic.LoopbackClientConfig,
+					Authorizer: config.KubeAPIs.ControlPlane.Generic.Authorization.Authorizer,
+				}),
 				Migration: migrationOptions,
 				Limiter:   migrator.NewLimiter(migrationOptions),
 			},

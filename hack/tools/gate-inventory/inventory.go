@@ -156,10 +156,10 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 	inv.resources, inv.without = resources, without
 	served := map[schema.GroupResource]bool{}
 	for _, r := range resources {
-		served[r.gr] = true
+		served[r.GroupResource] = true
 	}
 	for _, n := range without {
-		served[n.gr] = true
+		served[n.GroupResource] = true
 	}
 	progress("building storage with each of %d gates off", len(gs.changeable))
 	for _, g := range gs.changeable {
@@ -173,10 +173,10 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 		}
 		still := map[schema.GroupResource]bool{}
 		for _, r := range rs {
-			still[r.gr] = true
+			still[r.GroupResource] = true
 		}
 		for _, n := range ws {
-			still[n.gr] = true
+			still[n.GroupResource] = true
 		}
 		for _, gr := range sortedGRs(served) {
 			if !still[gr] {
@@ -193,32 +193,32 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 	var samples []*sample
 	for i := range inv.resources {
 		r := &inv.resources[i]
-		progress("fuzzing %s", r.gr)
+		progress("fuzzing %s", r.GroupResource)
 		for seed := 0; seed < seeds; seed++ {
 			obj, err := fuzz(r, seed)
 			if err != nil {
-				note("%s: fuzzing with seed %d: %v", r.gr, seed, err)
+				note("%s: fuzzing with seed %d: %v", r.GroupResource, seed, err)
 				continue
 			}
 			var on1 runtime.Object
 			reads := rec.recordDuring(func() { on1, err = prepare(r, obj) })
 			if err != nil {
-				note("%s: PrepareForCreate with every gate on, seed %d: %v", r.gr, seed, err)
+				note("%s: PrepareForCreate with every gate on, seed %d: %v", r.GroupResource, seed, err)
 				continue
 			}
 			on2, err := prepare(r, obj)
 			if err != nil {
-				note("%s: PrepareForCreate with every gate on, seed %d: %v", r.gr, seed, err)
+				note("%s: PrepareForCreate with every gate on, seed %d: %v", r.GroupResource, seed, err)
 				continue
 			}
 			ext, err := external(r, on1)
 			if err != nil {
-				note("%s: converting to %s, seed %d: %v", r.gr, r.version, seed, err)
+				note("%s: converting to %s, seed %d: %v", r.GroupResource, r.Version, seed, err)
 				continue
 			}
 			s := &sample{res: r, seed: seed, obj: obj, on: ext, onInt: on1, reads: reads, unstable: map[string]bool{}, found: map[featuregate.Feature]map[string]Change{}}
 			if err := s.markUnstable(on2); err != nil {
-				note("%s: converting to %s, seed %d: %v", r.gr, r.version, seed, err)
+				note("%s: converting to %s, seed %d: %v", r.GroupResource, r.Version, seed, err)
 				continue
 			}
 			samples = append(samples, s)
@@ -238,7 +238,7 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 			}
 			res, err := prepare(s.res, s.obj)
 			if err != nil {
-				note("%s: PrepareForCreate with %s off, seed %d: %v", s.res.gr, g, s.seed, err)
+				note("%s: PrepareForCreate with %s off, seed %d: %v", s.res.GroupResource, g, s.seed, err)
 				continue
 			}
 			if equality.Semantic.DeepEqual(res, s.onInt) {
@@ -246,7 +246,7 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 			}
 			ext, err := external(s.res, res)
 			if err != nil {
-				note("%s: converting to %s with %s off, seed %d: %v", s.res.gr, s.res.version, g, s.seed, err)
+				note("%s: converting to %s with %s off, seed %d: %v", s.res.GroupResource, s.res.Version, g, s.seed, err)
 				continue
 			}
 			if paths := DroppedPaths(s.on, ext); len(paths) > 0 {
@@ -263,11 +263,11 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 	for _, s := range samples {
 		on3, err := prepare(s.res, s.obj)
 		if err != nil {
-			note("%s: PrepareForCreate with every gate on, seed %d: %v", s.res.gr, s.seed, err)
+			note("%s: PrepareForCreate with every gate on, seed %d: %v", s.res.GroupResource, s.seed, err)
 			continue
 		}
 		if err := s.markUnstable(on3); err != nil {
-			note("%s: converting to %s, seed %d: %v", s.res.gr, s.res.version, s.seed, err)
+			note("%s: converting to %s, seed %d: %v", s.res.GroupResource, s.res.Version, s.seed, err)
 		}
 	}
 
@@ -282,11 +282,11 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 					fp = &footprint{turnsOff: gs.closure(g), fields: map[schema.GroupResource]map[string]Change{}}
 					inv.footprints[g] = fp
 				}
-				if fp.fields[s.res.gr] == nil {
-					fp.fields[s.res.gr] = map[string]Change{}
+				if fp.fields[s.res.GroupResource] == nil {
+					fp.fields[s.res.GroupResource] = map[string]Change{}
 				}
-				if fp.fields[s.res.gr][p] != Dropped {
-					fp.fields[s.res.gr][p] = c
+				if fp.fields[s.res.GroupResource][p] != Dropped {
+					fp.fields[s.res.GroupResource][p] = c
 				}
 			}
 		}
@@ -337,7 +337,7 @@ func fuzz(r *resource, seed int) (obj runtime.Object, err error) {
 		NilChance(filling.nilChance).
 		NumElements(filling.minElems, filling.maxElems).
 		MaxDepth(maxDepth)
-	obj = r.store.NewFunc()
+	obj = r.Store.NewFunc()
 	f.Fill(obj)
 	return obj, nil
 }
@@ -357,7 +357,7 @@ func prepare(r *resource, obj runtime.Object) (out runtime.Object, err error) {
 	}
 	ctx := context.Background()
 	ns := ""
-	if r.store.CreateStrategy.NamespaceScoped() {
+	if r.Store.CreateStrategy.NamespaceScoped() {
 		ns = accessor.GetNamespace()
 		ctx = genericapirequest.WithNamespace(ctx, ns)
 	}
@@ -365,19 +365,19 @@ func prepare(r *resource, obj runtime.Object) (out runtime.Object, err error) {
 	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
 		IsResourceRequest: true,
 		Verb:              "create",
-		APIGroup:          r.version.Group,
-		APIVersion:        r.version.Version,
-		Resource:          r.gr.Resource,
+		APIGroup:          r.Version.Group,
+		APIVersion:        r.Version.Version,
+		Resource:          r.GroupResource.Resource,
 		Namespace:         ns,
 		Name:              accessor.GetName(),
 	})
-	r.store.CreateStrategy.PrepareForCreate(ctx, out)
+	r.Store.CreateStrategy.PrepareForCreate(ctx, out)
 	return out, nil
 }
 
 // external converts a copy of an internal object of r to r's version.
 func external(r *resource, obj runtime.Object) (runtime.Object, error) {
-	return legacyscheme.Scheme.ConvertToVersion(obj.DeepCopyObject(), r.version)
+	return legacyscheme.Scheme.ConvertToVersion(obj.DeepCopyObject(), r.Version)
 }
 
 // upstreamVersion returns the version of the k8s.io/kubernetes module the

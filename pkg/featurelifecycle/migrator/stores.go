@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -28,130 +29,41 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/apis/apps"
-	"k8s.io/kubernetes/pkg/apis/batch"
-	api "k8s.io/kubernetes/pkg/apis/core"
-	daemonsetstore "k8s.io/kubernetes/pkg/registry/apps/daemonset/storage"
-	deploymentstore "k8s.io/kubernetes/pkg/registry/apps/deployment/storage"
-	replicasetstore "k8s.io/kubernetes/pkg/registry/apps/replicaset/storage"
-	statefulsetstore "k8s.io/kubernetes/pkg/registry/apps/statefulset/storage"
-	cronjobstore "k8s.io/kubernetes/pkg/registry/batch/cronjob/storage"
-	jobstore "k8s.io/kubernetes/pkg/registry/batch/job/storage"
-	podstore "k8s.io/kubernetes/pkg/registry/core/pod/storage"
-	podtemplatestore "k8s.io/kubernetes/pkg/registry/core/podtemplate/storage"
-	rcstore "k8s.io/kubernetes/pkg/registry/core/replicationcontroller/storage"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/upstreamstores"
 )
 
-// resourceInfo says how to build the upstream registry store of a resource
-// and what internal object it stores.
-type resourceInfo struct {
-	newObject func() runtime.Object
-	newStore  func(generic.RESTOptionsGetter) (*genericregistry.Store, error)
-}
-
-// resources are the group-resources whose stores NewStores builds, each with
-// upstream's own constructor.
-var resources = map[schema.GroupResource]resourceInfo{
-	api.Resource("pods"): {
-		newObject: func() runtime.Object { return &api.Pod{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			// No kubelet connection, proxy transport, PodDisruptionBudget
-			// client or authorizer: list and update do not use them.
-			s, err := podstore.NewStorage(g, nil, nil, nil, nil)
-			if err != nil {
-				return nil, err
-			}
-			return s.Pod.Store, nil
-		},
-	},
-	api.Resource("podtemplates"): {
-		newObject: func() runtime.Object { return &api.PodTemplate{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			s, err := podtemplatestore.NewREST(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.Store, nil
-		},
-	},
-	api.Resource("replicationcontrollers"): {
-		newObject: func() runtime.Object { return &api.ReplicationController{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			s, err := rcstore.NewStorage(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.Controller.Store, nil
-		},
-	},
-	apps.Resource("daemonsets"): {
-		newObject: func() runtime.Object { return &apps.DaemonSet{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			s, _, err := daemonsetstore.NewREST(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.Store, nil
-		},
-	},
-	apps.Resource("deployments"): {
-		newObject: func() runtime.Object { return &apps.Deployment{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			s, err := deploymentstore.NewStorage(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.Deployment.Store, nil
-		},
-	},
-	apps.Resource("replicasets"): {
-		newObject: func() runtime.Object { return &apps.ReplicaSet{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			s, err := replicasetstore.NewStorage(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.ReplicaSet.Store, nil
-		},
-	},
-	apps.Resource("statefulsets"): {
-		newObject: func() runtime.Object { return &apps.StatefulSet{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			s, err := statefulsetstore.NewStorage(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.StatefulSet.Store, nil
-		},
-	},
-	batch.Resource("cronjobs"): {
-		newObject: func() runtime.Object { return &batch.CronJob{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			s, _, err := cronjobstore.NewREST(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.Store, nil
-		},
-	},
-	batch.Resource("jobs"): {
-		newObject: func() runtime.Object { return &batch.Job{} },
-		newStore: func(g generic.RESTOptionsGetter) (*genericregistry.Store, error) {
-			s, err := jobstore.NewStorage(g)
-			if err != nil {
-				return nil, err
-			}
-			return s.Job.Store, nil
-		},
-	},
-}
-
-// SupportedResources returns, sorted, the group-resources NewStores can open.
-func SupportedResources() []schema.GroupResource {
-	grs := make([]schema.GroupResource, 0, len(resources))
-	for gr := range resources {
-		grs = append(grs, gr)
+// catalog is every resource kube-apiserver serves with a registry store,
+// each store built by upstream's REST storage providers on no storage: what
+// NewObject and SupportedResources answer from. Built once, on first use.
+var catalog = sync.OnceValues(func() (map[schema.GroupResource]upstreamstores.Resource, error) {
+	cfg := upstreamstores.Config{Gated: true}
+	ps, err := upstreamstores.Providers(cfg)
+	if err != nil {
+		return nil, err
 	}
+	rs, _, err := upstreamstores.BuildAll(ps, upstreamstores.NoStorage{}, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[schema.GroupResource]upstreamstores.Resource, len(rs))
+	for _, r := range rs {
+		m[r.GroupResource] = r
+	}
+	return m, nil
+})
+
+// SupportedResources returns, sorted, the group-resources NewStores can
+// open: every resource kube-apiserver serves with a registry store, except
+// services (their store allocates cluster IPs and node ports) and the
+// resources of the apiextensions and aggregator servers.
+func SupportedResources() []schema.GroupResource {
+	c, err := catalog()
+	if err != nil {
+		klog.ErrorS(err, "Building the feature storage migrator's catalog of resources")
+		return nil
+	}
+	grs := slices.Collect(maps.Keys(c))
 	slices.SortFunc(grs, func(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) })
 	return grs
 }
@@ -159,41 +71,55 @@ func SupportedResources() []schema.GroupResource {
 // NewObject returns an empty internal object of the kind gr stores, or an
 // error naming gr when it is not supported.
 func NewObject(gr schema.GroupResource) (runtime.Object, error) {
-	info, ok := resources[gr]
+	c, err := catalog()
+	if err != nil {
+		return nil, fmt.Errorf("building the feature storage migrator's catalog of resources: %w", err)
+	}
+	r, ok := c[gr]
 	if !ok {
 		return nil, unsupported(gr)
 	}
-	return info.newObject(), nil
+	return r.Store.New(), nil
 }
 
 func unsupported(gr schema.GroupResource) error {
-	return fmt.Errorf("the feature storage migrator does not support %q (supported: %v)", gr.String(), SupportedResources())
+	return fmt.Errorf("the feature storage migrator does not support %q: kube-apiserver serves it without a registry store, or not at all", gr.String())
 }
 
 // RegistryStores opens the upstream registry stores of the supported
 // resources on the apiserver's storage. It implements Stores.
 type RegistryStores struct {
 	getter generic.RESTOptionsGetter
+	config upstreamstores.Config
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// groups holds, per API group, the stores its provider built on a
+	// DeferredGetter; stores those that have been opened.
+	groups    map[string]map[schema.GroupResource]*genericregistry.Store
 	stores    map[schema.GroupResource]*genericregistry.Store
 	destroyed bool
 }
 
 var _ Stores = &RegistryStores{}
 
-// NewStores returns Stores that build each resource's own upstream registry
-// store, lazily and once, on getter – the apiserver's RESTOptionsGetter –
-// with the storage decorator replaced by generic.UndecoratedStorage: the same
-// etcd prefix, codecs and encryption-at-rest transformers as the apiserver's
-// store of the resource, but no second watch cache and no object-count
-// polling. (The undecorated storage is wrapped so that a migration write
-// starts from the object the migrator listed, as the apiserver's writes start
-// from the watch cache's copy.) It also registers the migrator's metrics.
-func NewStores(getter generic.RESTOptionsGetter) *RegistryStores {
+// NewStores returns Stores that build the registry stores of a resource's
+// API group with upstream's own REST storage provider (the one
+// kube-apiserver installs), lazily and once per group, on getter – the
+// apiserver's RESTOptionsGetter – with the storage decorator replaced by
+// generic.UndecoratedStorage, and connect to storage only the stores that
+// are used: the same etcd prefix, codecs and encryption-at-rest transformers
+// as the apiserver's store of the resource, but no second watch cache and
+// no object-count polling. (The undecorated storage is wrapped so that a
+// migration write starts from the object the migrator listed, as the
+// apiserver's writes start from the watch cache's copy.) config gives the
+// providers the clients and authorizer some strategies use when they
+// validate a write. It also registers the migrator's metrics.
+func NewStores(getter generic.RESTOptionsGetter, config upstreamstores.Config) *RegistryStores {
 	RegisterMetrics()
 	return &RegistryStores{
-		getter: undecorated{getter},
+		getter: upstreamstores.DeferredGetter{RESTOptionsGetter: undecorated{getter}},
+		config: gated(config),
+		groups: map[string]map[schema.GroupResource]*genericregistry.Store{},
 		stores: map[schema.GroupResource]*genericregistry.Store{},
 	}
 }
@@ -201,9 +127,8 @@ func NewStores(getter generic.RESTOptionsGetter) *RegistryStores {
 // Store returns the registry store of gr (a *genericregistry.Store), building
 // it on first use, or an error naming gr when it is not supported.
 func (s *RegistryStores) Store(gr schema.GroupResource) (Store, error) {
-	info, ok := resources[gr]
-	if !ok {
-		return nil, unsupported(gr)
+	if _, err := NewObject(gr); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -213,8 +138,15 @@ func (s *RegistryStores) Store(gr schema.GroupResource) (Store, error) {
 	if store, ok := s.stores[gr]; ok {
 		return store, nil
 	}
-	store, err := info.newStore(s.getter)
+	group, err := s.group(gr.Group)
 	if err != nil {
+		return nil, fmt.Errorf("building the registry store of %s for the feature storage migrator: %w", gr.String(), err)
+	}
+	store, ok := group[gr]
+	if !ok {
+		return nil, unsupported(gr)
+	}
+	if err := upstreamstores.Open(store); err != nil {
 		return nil, fmt.Errorf("building the registry store of %s for the feature storage migrator: %w", gr.String(), err)
 	}
 	klog.V(2).InfoS("Opened a registry store for feature storage migrations", "resource", gr.String())
@@ -222,7 +154,43 @@ func (s *RegistryStores) Store(gr schema.GroupResource) (Store, error) {
 	return store, nil
 }
 
-// Destroy releases the stores (their etcd clients); later calls to Store fail.
+// gated returns config with Gated set: a resource served only while its
+// gate is on must still be readable while the gate is turning off.
+func gated(config upstreamstores.Config) upstreamstores.Config {
+	config.Gated = true
+	return config
+}
+
+// group returns the stores of an API group, built (not opened) by its
+// provider on first use. s.mu is held.
+func (s *RegistryStores) group(name string) (map[schema.GroupResource]*genericregistry.Store, error) {
+	if g, ok := s.groups[name]; ok {
+		return g, nil
+	}
+	ps, err := upstreamstores.Providers(s.config)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if p.GroupName() != name {
+			continue
+		}
+		rs, _, err := upstreamstores.Build(p, s.getter, s.config)
+		if err != nil {
+			return nil, err
+		}
+		g := make(map[schema.GroupResource]*genericregistry.Store, len(rs))
+		for _, r := range rs {
+			g[r.GroupResource] = r.Store
+		}
+		s.groups[name] = g
+		return g, nil
+	}
+	return nil, fmt.Errorf("no REST storage provider serves API group %q", name)
+}
+
+// Destroy releases the opened stores (their etcd clients); later calls to
+// Store fail.
 func (s *RegistryStores) Destroy() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -230,6 +198,7 @@ func (s *RegistryStores) Destroy() {
 		store.Destroy()
 		delete(s.stores, gr)
 	}
+	s.groups = nil
 	s.destroyed = true
 }
 

@@ -124,6 +124,53 @@ func ClearPodTemplateFields(name, description string, clear func(*api.PodSpec) b
 	return c
 }
 
+// FieldClearer is one resource a ClearFieldsOf task clears, and how.
+type FieldClearer struct {
+	// Resource is the group-resource cleared.
+	Resource schema.GroupResource
+	// Clear clears an internal object of Resource in place and reports
+	// whether it changed anything.
+	Clear migrator.ClearFunc
+}
+
+// ClearFieldsOf declares a task that clears several resources, in order,
+// each with its own function on the resource's internal type (see
+// ClearFields): the tasks the lifecycle registry derives from the gate
+// inventory. An unsupported resource, one listed twice or a missing
+// function makes Validate and every Step fail with an error saying so.
+func ClearFieldsOf(name, description string, targets []FieldClearer) *ClearFieldsTask {
+	c := &ClearFieldsTask{name: name, description: description}
+	if len(targets) == 0 {
+		c.err = fmt.Errorf("task %s: no resource to clear", name)
+	}
+	seen := map[schema.GroupResource]bool{}
+	for _, t := range targets {
+		example, err := migrator.NewObject(t.Resource)
+		switch {
+		case err != nil:
+			c.err = fmt.Errorf("task %s: %w", name, err)
+			continue
+		case t.Clear == nil:
+			c.err = fmt.Errorf("task %s: no clear function for %s", name, t.Resource.String())
+			continue
+		case seen[t.Resource]:
+			c.err = fmt.Errorf("task %s: %s is listed twice", name, t.Resource.String())
+			continue
+		}
+		seen[t.Resource] = true
+		kind := reflect.TypeOf(example)
+		clear := t.Clear
+		c.targets = append(c.targets, clearTarget{
+			resource: t.Resource,
+			accepts:  func(obj runtime.Object) bool { return reflect.TypeOf(obj) == kind },
+			clear: func(obj runtime.Object) bool {
+				return reflect.TypeOf(obj) == kind && clear(obj)
+			},
+		})
+	}
+	return c
+}
+
 // Name returns the task's name.
 func (c *ClearFieldsTask) Name() string { return c.name }
 

@@ -345,7 +345,7 @@ func TestWaitForAbsenceInspector(t *testing.T) {
 	}
 	for _, bad := range []Task{
 		WaitForAbsence("wrong-type", "", podsResource, "x", func(*api.Service) bool { return true }),
-		WaitForAbsence("unsupported", "", api.Resource("nodes"), "x", func(*api.Node) bool { return true }),
+		WaitForAbsence("unsupported", "", api.Resource("services"), "x", func(*api.Service) bool { return true }),
 		WaitForAbsence[*api.Pod]("no-predicate", "", podsResource, "x", nil),
 	} {
 		if err := bad.(validator).Validate(); err == nil || !strings.Contains(err.Error(), bad.Name()) {

@@ -55,6 +55,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/featureflags/pkg/featurelifecycle/upstreamstores"
 )
 
 // Etcd is an embedded etcd server with kube-apiserver's storage over it.
@@ -117,7 +118,7 @@ func newEtcd(tb testing.TB, endpoints []string, config *storagebackend.Config) *
 // ends. Each call is like another apiserver on the same etcd.
 func (e *Etcd) NewStores(tb testing.TB) *migrator.RegistryStores {
 	tb.Helper()
-	stores := migrator.NewStores(e.Getter)
+	stores := migrator.NewStores(e.Getter, upstreamstores.Config{})
 	tb.Cleanup(stores.Destroy)
 	return stores
 }

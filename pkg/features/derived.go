@@ -1,0 +1,438 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/batch"
+	api "k8s.io/kubernetes/pkg/apis/core"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/fieldpath"
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/featureflags/pkg/features/inventory"
+)
+
+// Names of the tasks derived from the gate inventory. They are unique
+// within a transition.
+const (
+	// DerivedClearFieldsTask clears the fields a gate guards from every
+	// object that may be rewritten.
+	DerivedClearFieldsTask = "clear-fields"
+	// DerivedClearTemplatesTask (opt-in) clears them from the pod
+	// templates of workloads, which rolls out new pods.
+	DerivedClearTemplatesTask = "clear-pod-template-fields"
+	// DerivedWaitForJobsTask waits for Jobs that use them (a Job's
+	// template cannot be rewritten).
+	DerivedWaitForJobsTask = "wait-for-no-jobs"
+	// DerivedWaitForPodsTask waits for pods that use them (a pod's spec
+	// cannot be rewritten).
+	DerivedWaitForPodsTask = "wait-for-no-pods"
+	// derivedWaitForResourcePrefix starts the name of the task that waits
+	// for the objects of a resource served only with the gate.
+	derivedWaitForResourcePrefix = "wait-for-no-"
+)
+
+// maxDerivedDescription bounds a derived task's description: the API's
+// limit is 1024 bytes, and OptIn adds a sentence.
+const maxDerivedDescription = 850
+
+var (
+	// immutable are the resources whose objects cannot lose what a gate
+	// guards by a rewrite: a pod's spec and a Job's spec (its pod template
+	// above all) are immutable. Their derived tasks wait for the objects
+	// to go.
+	immutable = map[schema.GroupResource]bool{
+		api.Resource("pods"):   true,
+		batch.Resource("jobs"): true,
+	}
+	podResource = api.Resource("pods")
+	jobResource = batch.Resource("jobs")
+)
+
+// Registry returns the lifecycle registry transitions are planned from:
+// the lifecycles Derived from the gate inventory, with every explicit
+// entry of Lifecycles in place of the derived one of its gate.
+func Registry() map[featuregate.Feature]Lifecycle {
+	derived, err := Derived()
+	if err != nil {
+		// The inventory is checked by unit tests and make verify; a
+		// binary built from a tree that passes them cannot get here.
+		klog.ErrorS(err, "Deriving lifecycles from the gate inventory; using the explicit registrations only")
+	}
+	out := make(map[featuregate.Feature]Lifecycle, len(derived)+len(Lifecycles))
+	maps.Copy(out, derived)
+	maps.Copy(out, Lifecycles)
+	return out
+}
+
+// Derived returns, built once, the lifecycle of every gate the inventory
+// (pkg/features/inventory) lists with a footprint, with no per-gate code:
+//
+//  1. clear-fields: ClearFields of exactly the paths the inventory records
+//     for the gate, on every resource whose objects may be rewritten;
+//  2. clear-pod-template-fields (opt-in: it rolls out new pods): the pod
+//     spec paths, cleared from the pod template of every workload but
+//     Jobs;
+//  3. wait-for-no-jobs and wait-for-no-pods: WaitForAbsence of Jobs and
+//     pods that use the paths (their specs are immutable), naming them;
+//  4. wait-for-no-<resource>: WaitForAbsence of the objects of every
+//     resource served only while the gate is on.
+//
+// A pod spec path the inventory found under one workload (or pods) is
+// applied to all of them: upstream drops pod spec fields with one function
+// for pods and every template, and the fuzzers do not pick every one-of
+// choice for every resource. Paths the strategy only changes (derived
+// values) are never cleared.
+var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) {
+	inv, err := inventory.Load()
+	if err != nil {
+		return nil, err
+	}
+	templates, err := podTemplatePrefixes(inv)
+	if err != nil {
+		return nil, err
+	}
+	out := map[featuregate.Feature]Lifecycle{}
+	gates := slices.Sorted(maps.Keys(inv.Gates))
+	for _, g := range slices.Sorted(maps.Keys(inv.ResourcesServedOnlyWith)) {
+		if _, ok := inv.Gates[g]; !ok {
+			gates = append(gates, g)
+		}
+	}
+	for _, g := range gates {
+		lc, err := derive(inv, templates, g)
+		if err != nil {
+			return nil, fmt.Errorf("deriving the lifecycle of %s from the gate inventory: %w", g, err)
+		}
+		out[featuregate.Feature(g)] = lc
+	}
+	return out, nil
+})
+
+// derive builds one gate's lifecycle (see Derived).
+func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) (Lifecycle, error) {
+	var (
+		podSpec  = map[string]fieldpath.Path{}                 // relative to a pod spec
+		own      = map[schema.GroupResource][]fieldpath.Path{} // other paths
+		lc       Lifecycle
+		paths    = inv.Gates[gate].FieldPaths()
+		resource = slices.SortedFunc(maps.Keys(paths), compareGR)
+	)
+	for _, gr := range resource {
+		for _, p := range paths[gr] {
+			if prefix, ok := templates[gr]; ok {
+				if rel, ok := p.TrimPrefix(prefix); ok {
+					podSpec[rel.String()] = rel
+					continue
+				}
+			}
+			own[gr] = append(own[gr], p)
+		}
+	}
+	rel := make([]fieldpath.Path, 0, len(podSpec))
+	for _, k := range slices.Sorted(maps.Keys(podSpec)) {
+		rel = append(rel, podSpec[k])
+	}
+	// What each resource holds: its own paths, and the pod spec paths
+	// under its template.
+	holds := map[schema.GroupResource][]fieldpath.Path{}
+	for gr, ps := range own {
+		holds[gr] = append(holds[gr], ps...)
+	}
+	if len(rel) > 0 {
+		for gr, prefix := range templates {
+			for _, r := range rel {
+				holds[gr] = append(holds[gr], prefix.Join(r))
+			}
+		}
+	}
+
+	// 1. Fields of objects that may be rewritten.
+	var clear []tasks.FieldClearer
+	var cleared []string
+	for _, gr := range slices.SortedFunc(maps.Keys(own), compareGR) {
+		if immutable[gr] {
+			continue
+		}
+		c, err := pathClearer(inv, gr, own[gr])
+		if err != nil {
+			return lc, err
+		}
+		clear = append(clear, c)
+		cleared = append(cleared, fmt.Sprintf("%s of %s", joinPaths(own[gr]), gr.String()))
+	}
+	if len(clear) > 0 {
+		lc.OnDisable = append(lc.OnDisable, tasks.ClearFieldsOf(DerivedClearFieldsTask,
+			shorten(fmt.Sprintf("Clear what %s guards from every stored object: %s.", gate, strings.Join(cleared, "; "))), clear))
+	}
+
+	// 2. Pod templates (opt-in).
+	if len(rel) > 0 {
+		var targets []tasks.FieldClearer
+		for _, gr := range slices.SortedFunc(maps.Keys(templates), compareGR) {
+			if immutable[gr] {
+				continue
+			}
+			ps := make([]fieldpath.Path, len(rel))
+			for i, r := range rel {
+				ps[i] = templates[gr].Join(r)
+			}
+			c, err := pathClearer(inv, gr, ps)
+			if err != nil {
+				return lc, err
+			}
+			targets = append(targets, c)
+		}
+		if len(targets) > 0 {
+			lc.OnDisable = append(lc.OnDisable, tasks.OptIn(tasks.ClearFieldsOf(DerivedClearTemplatesTask,
+				shorten(fmt.Sprintf("Clear %s of pod specs from the pod template of every workload (but Jobs); this rolls out new pods.", joinPaths(podSpecPaths(rel)))), targets)))
+		}
+	}
+
+	// 3. Objects that cannot be rewritten.
+	for _, w := range []struct {
+		gr   schema.GroupResource
+		name string
+	}{{jobResource, DerivedWaitForJobsTask}, {podResource, DerivedWaitForPodsTask}} {
+		ps := holds[w.gr]
+		if len(ps) == 0 {
+			continue
+		}
+		uses, err := pathHolder(inv, w.gr, ps)
+		if err != nil {
+			return lc, err
+		}
+		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(w.name,
+			shorten(fmt.Sprintf("Wait until no %s sets %s; delete those %s to go on.", singular(w.gr), joinPaths(ps), w.gr.Resource)),
+			w.gr, shorten(joinPaths(ps)), uses))
+	}
+
+	// 4. Resources served only with the gate.
+	for _, gr := range inv.ServedOnlyWith(gate) {
+		if _, err := migrator.NewObject(gr); err != nil {
+			return lc, err
+		}
+		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(resourceTaskName(gr),
+			shorten(fmt.Sprintf("Wait until no %s is stored: they are not served while %s is off. Delete them (with the gate on) to go on.", gr.String(), gate)),
+			gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }))
+	}
+	return lc, nil
+}
+
+// pathClearer returns a FieldClearer that clears paths (written in the
+// version the inventory compared gr in) from internal objects of gr.
+func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path) (tasks.FieldClearer, error) {
+	gv, err := inv.Version(gr)
+	if err != nil {
+		return tasks.FieldClearer{}, err
+	}
+	return tasks.FieldClearer{Resource: gr, Clear: func(obj runtime.Object) bool {
+		u, err := toUnstructured(obj, gv)
+		if err != nil {
+			klog.ErrorS(err, "Reading an object to clear fields", "resource", gr.String())
+			return false
+		}
+		changed := false
+		for _, p := range paths {
+			if p.Clear(u) {
+				changed = true
+			}
+		}
+		if !changed {
+			return false
+		}
+		if err := fromUnstructured(u, gv, obj); err != nil {
+			klog.ErrorS(err, "Writing back an object with fields cleared", "resource", gr.String())
+			return false
+		}
+		return true
+	}}, nil
+}
+
+// pathHolder returns whether an internal object of gr sets any of paths.
+func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path) (func(runtime.Object) bool, error) {
+	gv, err := inv.Version(gr)
+	if err != nil {
+		return nil, err
+	}
+	return func(obj runtime.Object) bool {
+		u, err := toUnstructured(obj, gv)
+		if err != nil {
+			// Counted as a use: the transition must not end on an object
+			// it could not read.
+			klog.ErrorS(err, "Reading an object for the fields of a gate", "resource", gr.String())
+			return true
+		}
+		for _, p := range paths {
+			if p.Has(u) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+// toUnstructured converts an internal object to gv, as a map.
+func toUnstructured(obj runtime.Object, gv schema.GroupVersion) (map[string]interface{}, error) {
+	versioned, err := legacyscheme.Scheme.ConvertToVersion(obj.DeepCopyObject(), gv)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(versioned)
+}
+
+// fromUnstructured converts u, an object of gv, to obj's internal type and
+// replaces *obj with it.
+func fromUnstructured(u map[string]interface{}, gv schema.GroupVersion, obj runtime.Object) error {
+	kinds, _, err := legacyscheme.Scheme.ObjectKinds(obj)
+	if err != nil {
+		return err
+	}
+	versioned, err := legacyscheme.Scheme.New(gv.WithKind(kinds[0].Kind))
+	if err != nil {
+		return err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, versioned); err != nil {
+		return err
+	}
+	internal := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(runtime.Object)
+	if err := legacyscheme.Scheme.Convert(versioned, internal, nil); err != nil {
+		return err
+	}
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(internal).Elem())
+	return nil
+}
+
+var podSpecType = reflect.TypeFor[corev1.PodSpec]()
+
+// podTemplatePrefixes finds, for every resource of the inventory whose
+// objects hold a pod spec (pods and every workload), the path of that pod
+// spec in the version the inventory compared it in, by walking the Go type.
+func podTemplatePrefixes(inv *inventory.Inventory) (map[schema.GroupResource]fieldpath.Path, error) {
+	out := map[schema.GroupResource]fieldpath.Path{}
+	for r := range inv.Resources {
+		gr := schema.ParseGroupResource(r)
+		obj, err := migrator.NewObject(gr)
+		if err != nil {
+			continue // served without a store we can open: nothing to clear
+		}
+		gv, err := inv.Version(gr)
+		if err != nil {
+			return nil, err
+		}
+		kinds, _, err := legacyscheme.Scheme.ObjectKinds(obj)
+		if err != nil {
+			return nil, err
+		}
+		versioned, err := legacyscheme.Scheme.New(gv.WithKind(kinds[0].Kind))
+		if err != nil {
+			return nil, err
+		}
+		if p := findPodSpec(reflect.TypeOf(versioned).Elem(), nil, 0); p != nil {
+			out[gr] = p
+		}
+	}
+	return out, nil
+}
+
+// findPodSpec returns the JSON path of the first corev1.PodSpec field in t,
+// depth first, or nil.
+func findPodSpec(t reflect.Type, prefix fieldpath.Path, depth int) fieldpath.Path {
+	if depth > 6 || t.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous || name == "" || name == "-" || name == "metadata" || name == "status" {
+			continue
+		}
+		path := append(slices.Clone(prefix), fieldpath.Segment{Field: name})
+		if ft == podSpecType {
+			return path
+		}
+		if p := findPodSpec(ft, path, depth+1); p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// resourceTaskName names the task that waits for the objects of gr, a DNS
+// label of at most 63 characters.
+func resourceTaskName(gr schema.GroupResource) string {
+	name := derivedWaitForResourcePrefix + strings.ReplaceAll(gr.String(), ".", "-")
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-")
+	}
+	return name
+}
+
+// podSpecPaths returns paths relative to a pod spec as paths of a pod.
+func podSpecPaths(rel []fieldpath.Path) []fieldpath.Path {
+	spec := fieldpath.Path{{Field: "spec"}}
+	out := make([]fieldpath.Path, len(rel))
+	for i, r := range rel {
+		out[i] = spec.Join(r)
+	}
+	return out
+}
+
+func joinPaths(ps []fieldpath.Path) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// shorten cuts s to maxDerivedDescription bytes, at a path boundary, and
+// says how much it left out.
+func shorten(s string) string {
+	if len(s) <= maxDerivedDescription {
+		return s
+	}
+	cut := strings.LastIndex(s[:maxDerivedDescription-32], ", ")
+	if cut < 0 {
+		cut = maxDerivedDescription - 32
+	}
+	return fmt.Sprintf("%s, ... (%d bytes more)", s[:cut], len(s)-cut)
+}
+
+func singular(gr schema.GroupResource) string {
+	return strings.TrimSuffix(gr.Resource, "s")
+}
+
+func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }

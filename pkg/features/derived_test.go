@@ -1,0 +1,246 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	apitesting "k8s.io/kubernetes/pkg/api/testing"
+	"k8s.io/kubernetes/pkg/apis/apps"
+	"k8s.io/kubernetes/pkg/apis/batch"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	resourceapi "k8s.io/kubernetes/pkg/apis/resource"
+	"k8s.io/utils/ptr"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/fieldpath"
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/featureflags/pkg/features/inventory"
+)
+
+// TestDerived checks that every gate of the inventory with a footprint gets
+// a lifecycle, and that its tasks are well formed (as TestLifecycles checks
+// the explicit ones).
+func TestDerived(t *testing.T) {
+	derived, err := Derived()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := inventory.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := utilfeature.DefaultMutableFeatureGate.GetAll()
+	supported := migrator.SupportedResources()
+	withFootprint := 0
+	for gate, fp := range inv.Gates {
+		if len(fp.Fields) > 0 {
+			withFootprint++
+			if len(derived[featuregate.Feature(gate)].OnDisable) == 0 {
+				t.Errorf("%s has fields in the inventory but no derived task", gate)
+			}
+		}
+	}
+	for gate := range inv.ResourcesServedOnlyWith {
+		if _, ok := derived[featuregate.Feature(gate)]; !ok {
+			t.Errorf("%s serves resources but has no derived lifecycle", gate)
+		}
+	}
+	for gate, lc := range derived {
+		t.Run(string(gate), func(t *testing.T) {
+			if _, ok := known[gate]; !ok {
+				t.Errorf("%s is not a gate of kube-apiserver", gate)
+			}
+			if len(lc.OnEnable) != 0 {
+				t.Errorf("derived OnEnable tasks: %v", taskNames(lc.OnEnable))
+			}
+			checkTasks(t, lc, supported)
+		})
+	}
+	t.Logf("%d gates examined, %d with fields, %d with resources served only with them, %d derived lifecycles, %d in the registry",
+		inv.GatesExamined, withFootprint, len(inv.ResourcesServedOnlyWith), len(derived), len(Registry()))
+
+	registry := Registry()
+	for gate, lc := range Lifecycles {
+		if !slices.Equal(taskNames(registry[gate].OnDisable), taskNames(lc.OnDisable)) {
+			t.Errorf("%s: the explicit registration must replace the derived one", gate)
+		}
+	}
+}
+
+func taskNames(ts []tasks.Task) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name())
+	}
+	return out
+}
+
+func derivedOf(t *testing.T, gate featuregate.Feature) Lifecycle {
+	t.Helper()
+	derived, err := Derived()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, ok := derived[gate]
+	if !ok {
+		t.Fatalf("no derived lifecycle for %s", gate)
+	}
+	return lc
+}
+
+func inspector(t *testing.T, lc Lifecycle, name string) tasks.Inspector {
+	t.Helper()
+	for _, task := range lc.OnDisable {
+		if task.Name() == name {
+			in, ok := task.(tasks.Inspector)
+			if !ok {
+				t.Fatalf("%s is no Inspector", name)
+			}
+			return in
+		}
+	}
+	t.Fatalf("no task %s in %v", name, taskNames(lc.OnDisable))
+	return nil
+}
+
+// TestDerivedPodFields follows one pod spec gate, PodLevelResources: its
+// templates are cleared only on opt-in, and its pods and Jobs are waited for.
+func TestDerivedPodFields(t *testing.T) {
+	lc := derivedOf(t, "PodLevelResources")
+	if got, want := taskNames(lc.OnDisable), []string{DerivedClearTemplatesTask, DerivedWaitForJobsTask, DerivedWaitForPodsTask}; !slices.Equal(got, want) {
+		t.Fatalf("tasks %v, want %v", got, want)
+	}
+	if d := lc.OnDisable[0].Description(); !strings.Contains(d, "spec.resources") {
+		t.Errorf("description %q does not name the field", d)
+	}
+	resources := &api.ResourceRequirements{Limits: api.ResourceList{api.ResourceCPU: resource.MustParse("1")}}
+	pods := inspector(t, lc, DerivedWaitForPodsTask)
+	pod := &api.Pod{Spec: api.PodSpec{Hostname: "h", HostnameOverride: ptr.To("o")}}
+	if pods.Holds(pod) {
+		t.Error("a pod without spec.resources holds nothing of PodLevelResources")
+	}
+	pod.Spec.Resources = resources
+	if !pods.Holds(pod) {
+		t.Error("a pod with spec.resources holds PodLevelResources")
+	}
+	jobs := inspector(t, lc, DerivedWaitForJobsTask)
+	job := &batch.Job{}
+	if jobs.Holds(job) {
+		t.Error("an empty Job holds nothing")
+	}
+	job.Spec.Template.Spec.Resources = resources
+	if !jobs.Holds(job) {
+		t.Error("a Job whose template has spec.resources holds PodLevelResources")
+	}
+	templates := inspector(t, lc, DerivedClearTemplatesTask)
+	got := templates.Resources()
+	for _, gr := range []schema.GroupResource{apps.Resource("deployments"), apps.Resource("statefulsets"), batch.Resource("cronjobs"), api.Resource("podtemplates")} {
+		if !slices.Contains(got, gr) {
+			t.Errorf("the template task does not clear %s: %v", gr, got)
+		}
+	}
+	for _, gr := range []schema.GroupResource{api.Resource("pods"), batch.Resource("jobs")} {
+		if slices.Contains(got, gr) {
+			t.Errorf("the template task rewrites %s, which cannot be rewritten", gr)
+		}
+	}
+}
+
+// TestDerivedClearIsExact fuzzes objects with upstream's API fuzzers and
+// checks that a derived clear function removes exactly the field it is
+// given, through the conversions it makes, and leaves an object without it
+// unchanged.
+func TestDerivedClearIsExact(t *testing.T) {
+	inv, err := inventory.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fuzzer.FuzzerFor(apitesting.FuzzerFuncs, rand.NewSource(7), legacyscheme.Codecs).NilChance(0.2).NumElements(1, 2).MaxDepth(20)
+	deployment, err := pathClearer(inv, apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slice, err := pathClearer(inv, resourceapi.Resource("resourceslices"), []fieldpath.Path{fieldpath.MustParse("spec.sharedCounters")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		d := &apps.Deployment{}
+		f.Fill(d)
+		d.Spec.Template.Spec.Resources = &api.ResourceRequirements{Requests: api.ResourceList{api.ResourceMemory: resource.MustParse("1Gi")}}
+		want := d.DeepCopy()
+		want.Spec.Template.Spec.Resources = nil
+		if !deployment.Clear(d) {
+			t.Fatalf("seed %d: nothing cleared", i)
+		}
+		if !apiequality.Semantic.DeepEqual(d, want) {
+			t.Fatalf("seed %d: the clear changed more than spec.template.spec.resources", i)
+		}
+		if deployment.Clear(d) || !apiequality.Semantic.DeepEqual(d, want) {
+			t.Fatalf("seed %d: a second clear changed the object", i)
+		}
+
+		s := &resourceapi.ResourceSlice{}
+		f.Fill(s)
+		s.Spec.SharedCounters = []resourceapi.CounterSet{{Name: "c", Counters: map[string]resourceapi.Counter{"mem": {Value: resource.MustParse("1")}}}}
+		wantSlice := s.DeepCopy()
+		wantSlice.Spec.SharedCounters = nil
+		if !slice.Clear(s) || !apiequality.Semantic.DeepEqual(s, wantSlice) {
+			t.Fatalf("seed %d: the resource slice clear is not exact", i)
+		}
+	}
+}
+
+// TestDerivedResourceGates checks the tasks of gates that serve a resource.
+func TestDerivedResourceGates(t *testing.T) {
+	lc := derivedOf(t, "StorageVersionMigrator")
+	w := inspector(t, lc, "wait-for-no-storageversionmigrations-storagemigration-k8s-io")
+	obj, err := migrator.NewObject(w.Resources()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !w.Holds(obj) {
+		t.Error("every stored object of a resource served only with the gate holds it")
+	}
+	lc = derivedOf(t, "DRAPartitionableDevices")
+	c := inspector(t, lc, DerivedClearFieldsTask)
+	if got := c.Resources(); !slices.Contains(got, resourceapi.Resource("resourceslices")) {
+		t.Errorf("DRAPartitionableDevices clears %v", got)
+	}
+}
+
+func TestResourceTaskName(t *testing.T) {
+	for gr, want := range map[schema.GroupResource]string{
+		{Group: "certificates.k8s.io", Resource: "podcertificaterequests"}:                  "wait-for-no-podcertificaterequests-certificates-k8s-io",
+		{Group: "a-very-long-group-name.example.k8s.io", Resource: "averyveryverylongname"}: "wait-for-no-averyveryverylongname-a-very-long-group-name-exampl",
+	} {
+		if got := resourceTaskName(gr); got != want || len(got) > 63 {
+			t.Errorf("resourceTaskName(%s) = %q, want %q", gr, got, want)
+		}
+	}
+}

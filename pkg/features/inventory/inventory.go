@@ -1,0 +1,160 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package inventory holds the gate inventory: what each kube-apiserver
+// feature gate of the release we build on leaves in storage, generated from
+// upstream's own registry strategies by hack/tools/gate-inventory into
+// zz_generated.inventory.yaml, and this package's reading of it. The
+// lifecycle registry (pkg/features) derives the tasks of every gate with a
+// footprint from it.
+package inventory
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/fieldpath"
+)
+
+//go:embed zz_generated.inventory.yaml
+var generated []byte
+
+// Inventory is the generated file, read.
+type Inventory struct {
+	// UpstreamVersion is the kubernetes release the file was generated on.
+	UpstreamVersion string `json:"upstreamVersion"`
+	// EmulationVersion is the version gates were evaluated at.
+	EmulationVersion string `json:"emulationVersion"`
+	// SeedsPerResource is how many fuzzed objects of each resource were run.
+	SeedsPerResource int `json:"seedsPerResource"`
+	// GatesExamined counts the changeable gates examined.
+	GatesExamined int `json:"gatesExamined"`
+	// GatesLockedSkipped counts the gates locked to their default.
+	GatesLockedSkipped int `json:"gatesLockedSkipped"`
+	// ResourcesExamined counts the resources whose strategy was run.
+	ResourcesExamined int `json:"resourcesExamined"`
+	// GatesWithFieldFootprint counts the entries of Gates.
+	GatesWithFieldFootprint int `json:"gatesWithFieldFootprint"`
+	// Gates maps a gate to the fields it guards.
+	Gates map[string]Footprint `json:"gates"`
+	// GatesWithoutFieldFootprint are the examined gates with no entry.
+	GatesWithoutFieldFootprint []string `json:"gatesWithoutFieldFootprint"`
+	// ResourcesServedOnlyWith maps a gate to the resources not served
+	// while it is off.
+	ResourcesServedOnlyWith map[string][]string `json:"resourcesServedOnlyWith"`
+	// Resources maps each resource examined to the group-version its paths
+	// are written in.
+	Resources map[string]string `json:"resources"`
+	// ResourcesWithoutStore are served without a registry store.
+	ResourcesWithoutStore []string `json:"resourcesWithoutStore"`
+	// Notes are the problems the generator met.
+	Notes []string `json:"notes"`
+}
+
+// Footprint is what one gate guards.
+type Footprint struct {
+	// TurnsOff are the gates turned off with it (itself and the gates that
+	// depend on it), when more than itself.
+	TurnsOff []string `json:"turnsOff,omitempty"`
+	// Fields maps a resource to the paths its strategy drops with the gate
+	// off.
+	Fields map[string][]string `json:"fields,omitempty"`
+	// Changed maps a resource to the paths its strategy sets to another
+	// value with the gate off: values it derives, never cleared.
+	Changed map[string][]string `json:"changed,omitempty"`
+}
+
+// Load returns the inventory, read once.
+var Load = sync.OnceValues(func() (*Inventory, error) { return Parse(generated) })
+
+// Parse reads an inventory and checks it: every path parses, every
+// resource with paths has a version, and the counts match the lists.
+func Parse(data []byte) (*Inventory, error) {
+	inv := &Inventory{}
+	if err := yaml.UnmarshalStrict(data, inv); err != nil {
+		return nil, fmt.Errorf("reading the gate inventory: %w", err)
+	}
+	if inv.GatesWithFieldFootprint != len(inv.Gates) {
+		return nil, fmt.Errorf("gate inventory: gatesWithFieldFootprint is %d but %d gates are listed", inv.GatesWithFieldFootprint, len(inv.Gates))
+	}
+	if inv.ResourcesExamined != len(inv.Resources) {
+		return nil, fmt.Errorf("gate inventory: resourcesExamined is %d but %d resources are listed", inv.ResourcesExamined, len(inv.Resources))
+	}
+	for gate, fp := range inv.Gates {
+		for _, m := range []map[string][]string{fp.Fields, fp.Changed} {
+			for r, paths := range m {
+				if _, err := inv.Version(schema.ParseGroupResource(r)); err != nil {
+					return nil, fmt.Errorf("gate inventory: gate %s: %w", gate, err)
+				}
+				for _, p := range paths {
+					if _, err := fieldpath.Parse(p); err != nil {
+						return nil, fmt.Errorf("gate inventory: gate %s, resource %s: %w", gate, r, err)
+					}
+				}
+			}
+		}
+	}
+	return inv, nil
+}
+
+// Version returns the group-version the paths of gr are written in.
+func (inv *Inventory) Version(gr schema.GroupResource) (schema.GroupVersion, error) {
+	v, ok := inv.Resources[gr.String()]
+	if !ok {
+		return schema.GroupVersion{}, fmt.Errorf("resource %s is not among the resources examined", gr.String())
+	}
+	gv, err := schema.ParseGroupVersion(v)
+	if err != nil {
+		return schema.GroupVersion{}, fmt.Errorf("resource %s: %w", gr.String(), err)
+	}
+	if gv.Group != gr.Group {
+		return schema.GroupVersion{}, fmt.Errorf("resource %s: version %s is of another group", gr.String(), v)
+	}
+	return gv, nil
+}
+
+// FieldPaths returns, for each resource, the parsed paths a gate's strategy
+// drops (Fields), sorted as in the file.
+func (fp Footprint) FieldPaths() map[schema.GroupResource][]fieldpath.Path {
+	out := make(map[schema.GroupResource][]fieldpath.Path, len(fp.Fields))
+	for r, paths := range fp.Fields {
+		gr := schema.ParseGroupResource(r)
+		for _, p := range paths {
+			out[gr] = append(out[gr], fieldpath.MustParse(p)) // checked by Parse
+		}
+	}
+	return out
+}
+
+// ServedOnlyWith returns the resources not served while gate is off.
+func (inv *Inventory) ServedOnlyWith(gate string) []schema.GroupResource {
+	var out []schema.GroupResource
+	for _, r := range inv.ResourcesServedOnlyWith[gate] {
+		out = append(out, schema.ParseGroupResource(r))
+	}
+	slices.SortFunc(out, func(a, b schema.GroupResource) int {
+		if a.String() < b.String() {
+			return -1
+		}
+		return 1
+	})
+	return out
+}

@@ -1,0 +1,64 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package inventory
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestLoad(t *testing.T) {
+	inv, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Gates) == 0 || inv.GatesExamined < len(inv.Gates)+len(inv.GatesWithoutFieldFootprint) {
+		t.Errorf("%d gates examined, %d with and %d without a footprint", inv.GatesExamined, len(inv.Gates), len(inv.GatesWithoutFieldFootprint))
+	}
+	paths := inv.Gates["MaxUnavailableStatefulSet"].FieldPaths()
+	ss := paths[schema.GroupResource{Group: "apps", Resource: "statefulsets"}]
+	if len(ss) != 1 || ss[0].String() != "spec.updateStrategy.rollingUpdate.maxUnavailable" {
+		t.Errorf("MaxUnavailableStatefulSet's statefulsets paths: %v", ss)
+	}
+	if gv, err := inv.Version(schema.GroupResource{Resource: "pods"}); err != nil || gv.String() != "v1" {
+		t.Errorf("Version(pods) = %v, %v", gv, err)
+	}
+	if got := inv.ServedOnlyWith("PodCertificateRequest"); len(got) != 1 || got[0].String() != "podcertificaterequests.certificates.k8s.io" {
+		t.Errorf("ServedOnlyWith(PodCertificateRequest) = %v", got)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	base := "upstreamVersion: v1\nresourcesExamined: 1\nresources:\n  pods: v1\n"
+	for name, tc := range map[string]struct{ data, want string }{
+		"unknown key":       {base + "gatesWithFieldFootprint: 0\nsurprise: 1\n", "surprise"},
+		"count mismatch":    {base + "gatesWithFieldFootprint: 2\ngates:\n  A:\n    fields:\n      pods: [spec.a]\n", "gatesWithFieldFootprint is 2"},
+		"resource unknown":  {base + "gatesWithFieldFootprint: 1\ngates:\n  A:\n    fields:\n      jobs.batch: [spec.a]\n", "jobs.batch is not among"},
+		"bad path":          {base + "gatesWithFieldFootprint: 1\ngates:\n  A:\n    fields:\n      pods: [\"spec.a[0]\"]\n", "only [*]"},
+		"version of other":  {"resourcesExamined: 1\nresources:\n  pods: apps/v1\ngatesWithFieldFootprint: 1\ngates:\n  A:\n    fields:\n      pods: [spec.a]\n", "another group"},
+		"resources counted": {"resourcesExamined: 2\nresources:\n  pods: v1\ngatesWithFieldFootprint: 0\n", "resourcesExamined is 2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
