@@ -277,13 +277,32 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 	}}, nil
 }
 
-// pathHolder returns whether an internal object of gr sets any of paths.
+// pathHolder returns whether an object of gr (internal, or versioned and
+// then converted) sets any of paths; an object of another kind sets none.
 func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path) (func(runtime.Object) bool, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, err
 	}
+	example, err := migrator.NewObject(gr)
+	if err != nil {
+		return nil, err
+	}
+	kind := reflect.TypeOf(example)
+	internal := schema.GroupVersion{Group: gr.Group, Version: runtime.APIVersionInternal}
 	return func(obj runtime.Object) bool {
+		if obj == nil {
+			return false
+		}
+		if reflect.TypeOf(obj) != kind {
+			// A versioned object of gr's kind is read in its internal
+			// version; an object of any other kind holds nothing.
+			converted, err := legacyscheme.Scheme.ConvertToVersion(obj.DeepCopyObject(), internal)
+			if err != nil || reflect.TypeOf(converted) != kind {
+				return false
+			}
+			obj = converted
+		}
 		u, err := toUnstructured(obj, gv)
 		if err != nil {
 			// Counted as a use: the transition must not end on an object

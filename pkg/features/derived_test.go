@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -147,6 +148,12 @@ func TestDerivedPodFields(t *testing.T) {
 	pod.Spec.Resources = resources
 	if !pods.Holds(pod) {
 		t.Error("a pod with spec.resources holds PodLevelResources")
+	}
+	if pods.Holds(&batch.Job{Spec: batch.JobSpec{Template: api.PodTemplateSpec{Spec: pod.Spec}}}) {
+		t.Error("a Job is no pod: the pods task holds nothing of it")
+	}
+	if !pods.Holds(&corev1.Pod{Spec: corev1.PodSpec{Resources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}) {
+		t.Error("a v1 pod with spec.resources holds PodLevelResources")
 	}
 	jobs := inspector(t, lc, DerivedWaitForJobsTask)
 	job := &batch.Job{}

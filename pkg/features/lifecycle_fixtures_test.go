@@ -19,6 +19,8 @@ package features
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -120,7 +122,9 @@ func create(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResourc
 // be written then, so once a task is done nothing brings it back).
 func TestLifecycleFixtures(t *testing.T) {
 	dir := lifecyclefixtures.Dir()
-	for gate, lc := range Lifecycles {
+	registry := Registry()
+	for _, gate := range fixtureGates(t) {
+		lc := registry[gate]
 		t.Run(string(gate), func(t *testing.T) {
 			objs, err := lifecyclefixtures.Load(dir, gate)
 			if err != nil {
@@ -195,6 +199,24 @@ func TestLifecycleFixtures(t *testing.T) {
 			})
 		})
 	}
+}
+
+// fixtureGates returns the gates with a fixture: every explicit
+// registration, and the derived ones a fixture was written for, sorted.
+func fixtureGates(t *testing.T) []featuregate.Feature {
+	t.Helper()
+	dirs, err := lifecyclefixtures.Gates(lifecyclefixtures.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gates := slices.Collect(maps.Keys(Lifecycles))
+	for _, d := range dirs {
+		if !slices.Contains(gates, d) {
+			gates = append(gates, d)
+		}
+	}
+	slices.Sort(gates)
+	return gates
 }
 
 // enable sets gate, with the gates it depends on when turning it on, for the

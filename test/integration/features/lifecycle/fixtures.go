@@ -169,3 +169,16 @@ func WithDependencies(gate featuregate.FeatureGate, feature featuregate.Feature)
 	slices.Sort(out)
 	return out
 }
+
+// Dependents returns the gates that depend on feature, directly or not
+// (the gates that must be off while it is off), sorted, without feature.
+func Dependents(gate featuregate.FeatureGate, feature featuregate.Feature) []featuregate.Feature {
+	var out []featuregate.Feature
+	for f := range gate.Dependencies() {
+		if f != feature && slices.Contains(WithDependencies(gate, f), feature) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

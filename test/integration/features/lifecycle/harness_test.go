@@ -95,10 +95,21 @@ func TestOnUseOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range dirs {
-		if _, ok := features.Lifecycles[d]; !ok {
-			t.Errorf("fixture %s has no registration in pkg/features.Lifecycles", d)
+		if _, ok := registry[d]; !ok {
+			t.Errorf("fixture %s has no registration in pkg/features, explicit or derived", d)
 		}
 	}
+	derived, err := features.Derived()
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := 0
+	for g := range derived {
+		if _, explicit := features.Lifecycles[g]; !explicit && slices.Contains(gates, g) {
+			covered++
+		}
+	}
+	t.Logf("%d gates: %d explicit registrations, %d of the %d derived ones with a fixture", len(gates), len(features.Lifecycles), covered, len(derived))
 	if t.Failed() {
 		return
 	}
@@ -135,6 +146,11 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	}
 	prefix := framework.SharedEtcd().Prefix
 	apiserver := framework.StartAPIServerProcess(t, "lifecycle", prefix, flags(gates, true)...)
+	defer func() {
+		if t.Failed() {
+			t.Logf("the end of the apiserver's log:\n%s", apiserver.LogTail(12000))
+		}
+	}()
 	config := apiserver.ClientConfig()
 	admin := featuresclient.NewForConfigOrDie(config)
 	dyn := dynamic.NewForConfigOrDie(config)
@@ -148,7 +164,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	// An admin opts in to the opt-in tasks before turning the gates off.
 	for _, g := range gates {
 		var optIn []string
-		for _, task := range features.Lifecycles[g].OnDisable {
+		for _, task := range registry[g].OnDisable {
 			if tasks.IsOptIn(task) {
 				optIn = append(optIn, task.Name())
 			}
@@ -164,7 +180,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	// exercise the feature.
 	stored := readEtcd(t, prefix)
 	for _, g := range gates {
-		for _, task := range features.Lifecycles[g].OnDisable {
+		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
 				t.Errorf("%s: task %s finds nothing in the stored fixture; the fixture must use the feature", g, task.Name())
 			}
@@ -184,7 +200,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 
 	stored = readEtcd(t, prefix)
 	for _, g := range gates {
-		for _, task := range features.Lifecycles[g].OnDisable {
+		for _, task := range registry[g].OnDisable {
 			in, ok := task.(tasks.Inspector)
 			if !ok {
 				continue
@@ -222,7 +238,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	}
 	stored = readEtcd(t, prefix)
 	for _, g := range gates {
-		for _, task := range features.Lifecycles[g].OnDisable {
+		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
 				t.Errorf("%s is On again but its fixture no longer stores what task %s looks for", g, task.Name())
 			}
@@ -230,25 +246,38 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	}
 }
 
-// registeredGates returns the gates of the lifecycle registry, sorted.
+// registry is the lifecycle registry the apiserver plans from: derived
+// and explicit registrations.
+var registry = features.Registry()
+
+// registeredGates returns the gates the harness runs, sorted: every
+// explicit registration (a fixture is required) and every gate with a
+// derived registration that has a fixture.
 func registeredGates() []featuregate.Feature {
-	var gates []featuregate.Feature
-	for g := range features.Lifecycles {
-		gates = append(gates, g)
+	gates := slices.Collect(maps.Keys(features.Lifecycles))
+	dirs, _ := Gates(Dir()) // read again, and checked, by TestOnUseOff
+	for _, d := range dirs {
+		if _, ok := registry[d]; ok && !slices.Contains(gates, d) {
+			gates = append(gates, d)
+		}
 	}
 	slices.Sort(gates)
 	return gates
 }
 
-// flags turns every registered gate on (with what it depends on) or off.
+// flags turns every registered gate on (with what it depends on) or off
+// (with what depends on it).
 func flags(gates []featuregate.Feature, on bool) []string {
 	values := map[featuregate.Feature]bool{"FeatureLifecycle": true}
+	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
 	for _, g := range gates {
+		related := Dependents(utilfeature.DefaultFeatureGate, g)
 		if on {
-			for _, d := range WithDependencies(utilfeature.DefaultFeatureGate, g) {
-				if spec, ok := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()[d]; ok && !spec.LockToDefault {
-					values[d] = true
-				}
+			related = WithDependencies(utilfeature.DefaultFeatureGate, g)
+		}
+		for _, d := range related {
+			if spec, ok := known[d]; ok && !spec.LockToDefault {
+				values[d] = on
 			}
 		}
 		values[g] = on
@@ -311,7 +340,7 @@ func deleteWhatIsAskedFor(t *testing.T, dyn dynamic.Interface, mapper meta.RESTM
 		return
 	}
 	var resource schema.GroupResource
-	for _, task := range features.Lifecycles[featuregate.Feature(f.Spec.Gate)].OnDisable {
+	for _, task := range registry[featuregate.Feature(f.Spec.Gate)].OnDisable {
 		if in, ok := task.(tasks.Inspector); ok && task.Name() == active.Name {
 			resource = in.Resources()[0]
 		}
@@ -326,7 +355,10 @@ func deleteWhatIsAskedFor(t *testing.T, dyn dynamic.Interface, mapper meta.RESTM
 		if !ok { // the closing "..." of a long list
 			continue
 		}
-		err := dyn.Resource(gvr).Namespace(ns).Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0))})
+		// Background: with the default (orphan for Jobs) the object would
+		// wait for a garbage collector, which the harness does not run.
+		background := metav1.DeletePropagationBackground
+		err := dyn.Resource(gvr).Namespace(ns).Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0)), PropagationPolicy: &background})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting %s %s/%s as task %s asks: %v", resource, ns, n, active.Name, err)
 		}

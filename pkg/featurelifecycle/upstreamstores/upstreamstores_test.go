@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package upstreamstores
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	kubefeatures "k8s.io/kubernetes/pkg/features"
+	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
+)
+
+func names(rs []Resource) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
+	return out
+}
+
+// TestGatedStores checks that a resource upstream's provider builds only
+// with its gate is built with Config.Gated whatever the gate, and not
+// without it.
+func TestGatedStores(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, kubefeatures.StorageVersionMigrator, false)
+	svm := "storageversionmigrations.storagemigration.k8s.io"
+	rs, _, err := Build(svmrest.RESTStorageProvider{}, NoStorage{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(names(rs), svm) {
+		t.Errorf("the provider built %s with its gate off", svm)
+	}
+	rs, _, err = Build(svmrest.RESTStorageProvider{}, NoStorage{}, Config{Gated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(names(rs), svm) {
+		t.Fatalf("Gated: %s missing from %v", svm, names(rs))
+	}
+	if rs[0].Version != (schema.GroupVersion{Group: "storagemigration.k8s.io", Version: "v1"}) || rs[0].Store.New() == nil {
+		t.Errorf("gated resource: %+v", rs[0])
+	}
+}
+
+// TestOpen checks what Open does with a store that cannot or need not be
+// opened.
+func TestOpen(t *testing.T) {
+	ps, err := Providers(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, without, err := BuildAll(ps, NoStorage{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := names(rs)
+	for _, want := range []string{"pods", "deployments.apps", "resourceslices.resource.k8s.io", "namespaces"} {
+		if !slices.Contains(all, want) {
+			t.Errorf("%s is missing from %v", want, all)
+		}
+	}
+	if slices.Contains(all, "services") {
+		t.Error("services are built without Config.Services")
+	}
+	if len(without) == 0 {
+		t.Error("no resource without a registry store (reviews have none)")
+	}
+	err = Open(rs[0].Store)
+	if err == nil || !strings.Contains(err.Error(), "no storage") {
+		t.Errorf("Open on NoStorage = %v", err)
+	}
+	rs[0].Store.Storage.Storage = nil
+	if err := Open(rs[0].Store); !errors.Is(err, ErrNotDeferred) {
+		t.Errorf("Open on a store without a placeholder = %v", err)
+	}
+}
