@@ -80,6 +80,9 @@ type ControllerOptions struct {
 	RetainMinorVersions int
 	// Workers is the number of Features processed concurrently.
 	Workers int
+	// ResidueScanInterval is the pause between two passes of the scan for
+	// stored data of Off features (residue.go); 0 turns the scan off.
+	ResidueScanInterval time.Duration
 
 	// Lifecycles is the registry transitions are planned from; nil means
 	// features.Registry(): the lifecycles derived from the gate inventory
@@ -99,6 +102,7 @@ func DefaultControllerOptions() ControllerOptions {
 		ForgetWindow:        5 * time.Minute,
 		RetainMinorVersions: 3,
 		Workers:             2,
+		ResidueScanInterval: 30 * time.Minute,
 	}
 }
 
@@ -110,6 +114,8 @@ func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
 		"How long a feature transition waits, after clearing the uses reported for the feature, for components to report again before it checks that none reports the old value.")
 	fs.DurationVar(&o.ForgetWindow, "feature-lifecycle-forget-window", o.ForgetWindow,
 		"How long a kube-apiserver that stopped renewing its identity lease still counts with its configured value of each gate. A feature's desired state changes only when every kube-apiserver seen within this window agrees, so an outage cannot start a transition the stopped apiservers disagree with; after removing an apiserver for good, a flag change waits this long.")
+	fs.DurationVar(&o.ResidueScanInterval, "feature-lifecycle-residue-scan-interval", o.ResidueScanInterval,
+		"The pause between two passes of the background scan that reads, 100 objects every 2s, the stored objects the TurningOff tasks of the Off features this kube-apiserver leads look at, and sends a feature back to TurningOff when some still use what its gate guards (data restored from a backup, written by an older kube-apiserver). 0 turns the scan off.")
 	fs.IntVar(&o.RetainMinorVersions, "feature-lifecycle-retain-minor-versions", o.RetainMinorVersions,
 		"For how many minor versions after the version in its status a Feature whose gate no live kube-apiserver knows is kept (marked Known=False) before it is deleted.")
 }
@@ -141,6 +147,8 @@ type Controller struct {
 	informers featuresinformers.SharedInformerFactory
 	lister    featureslisters.FeatureLister
 	queue     workqueue.TypedRateLimitingInterface[string]
+	// residue is the scan for stored data of Off Features (residue.go).
+	residue *residueScanner
 
 	mu sync.Mutex
 	// taskStarts remembers when this apiserver first stepped a task, for
@@ -199,6 +207,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
+	c.residue = &residueScanner{c: c, pageInterval: residuePageInterval, found: map[string]residueFound{}}
 	scheme := runtime.NewScheme()
 	utilruntime.Must(featuresv1alpha1.AddToScheme(scheme))
 	c.broadcaster = record.NewBroadcaster()
@@ -275,6 +284,9 @@ func (c *Controller) Run(ctx context.Context) {
 			for c.processNext(klog.NewContext(ctx, logger)) {
 			}
 		}, time.Second)
+	}
+	if c.opts.ResidueScanInterval > 0 && c.env.Stores != nil {
+		go c.residue.run(klog.NewContext(ctx, logger), c.opts.ResidueScanInterval)
 	}
 	logger.Info("Started the feature lifecycle controller", "identity", c.self)
 	<-ctx.Done()
@@ -485,12 +497,17 @@ func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature
 	plan := c.plan(f.Spec.Gate)
 	c.step(f, status, v.desired, plan, after)
 	held := c.cleanUpDrift(f, status, v.agreed, plan, after)
+	c.reenterOnResidue(f, status, v, plan, now, after)
 
 	requeue := time.Duration(0)
 	if len(status.Tasks) > 0 && (status.State == featuresv1alpha1.FeatureStateTurningOn || status.State == featuresv1alpha1.FeatureStateTurningOff) {
 		requeue = c.runTask(ctx, f, status, now, after)
 		// A finished last task completes the transition in the same write.
 		c.step(f, status, v.desired, plan, after)
+	}
+	if status.State == featuresv1alpha1.FeatureStateOff && meta.IsStatusConditionTrue(status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains) {
+		transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains, false, f.Generation,
+			"TasksRanAgain", "the TurningOff tasks ran again after stored data was found", metav1.NewTime(now))
 	}
 	transition.SetConditions(status, f.Generation, v.desired, v.config, v.agreed, held, metav1.NewTime(now))
 	status.ObservedGeneration = f.Generation
@@ -520,6 +537,29 @@ func (c *Controller) cleanUpDrift(f *featuresv1alpha1.Feature, status *featuresv
 		transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
 	})
 	return ""
+}
+
+// reenterOnResidue sends an Off Feature back to TurningOff when the
+// residue scan found stored objects that still use what its gate guards,
+// with the StoredDataRemains condition naming them (nextStatus turns it
+// False once the Feature is Off again). While the apiservers disagree the
+// finding is kept for later.
+func (c *Controller) reenterOnResidue(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, v vote, plan transition.Plan, now time.Time, after *outbox) {
+	if status.State != featuresv1alpha1.FeatureStateOff || v.desired != featuresv1alpha1.FeatureDesiredStateOff {
+		return
+	}
+	message, forget := c.residue.take(f.Name)
+	if message == "" || !v.agreed {
+		return
+	}
+	status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
+	transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains, true, f.Generation,
+		"Found", message, metav1.NewTime(now))
+	after.add(func() {
+		forget()
+		c.recorder.Eventf(f, corev1.EventTypeWarning, "StoredDataRemains", "The feature is Off but %s; running the TurningOff tasks again", message)
+		transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+	})
 }
 
 // writeStatus stores status unless it is unchanged, then records what after

@@ -74,6 +74,8 @@ type harness struct {
 	clock       *clocktesting.FakePassiveClock
 	lifecycles  map[featuregate.Feature]features.Lifecycle
 	controllers map[string]*Controller
+	// env is what the controllers lend tasks.
+	env tasks.Env
 }
 
 // advance moves the clock; every controller's apiserver renews its lease.
@@ -127,7 +129,7 @@ func (h *harness) controller(self string, configured bool) *Controller {
 	opts.WaitForUsesPeriod = time.Minute
 	opts.Clock = h.clock
 	opts.Lifecycles = h.lifecycles
-	c, err := NewController(self, gate, h.features, h.kube, tasks.Env{}, opts)
+	c, err := NewController(self, gate, h.features, h.kube, h.env, opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -65,6 +65,10 @@ func TestMain(m *testing.M) {
 // waitPeriod is WaitForUses' period in the harness: nothing else reports.
 const waitPeriod = 3 * time.Second
 
+// residueScanInterval is the pause between two passes of the scan for data
+// of Off features (each pass reads a page every 2s).
+const residueScanInterval = 2 * time.Second
+
 // absenceMessage matches what WaitForAbsence asks an admin to delete, e.g.
 // "3 pods in 2 namespaces use clusterTrustBundle volumes: ns/a, ns/b, ...".
 var absenceMessage = regexp.MustCompile(`^\d+ \S+ (?:in \d+ namespaces? )?uses? .*?: (.*)$`)
@@ -179,6 +183,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	// Every task must find what its fixture stored, or the fixture does not
 	// exercise the feature.
 	stored := readEtcd(t, prefix)
+	backup := stored
 	for _, g := range gates {
 		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
@@ -220,6 +225,59 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 			}
 		}
 	}
+
+	// The third state: restore, as from a backup taken while the gates were
+	// on, what the tasks cleared or waited for. The residue scan finds it,
+	// the Features go back to TurningOff with StoredDataRemains naming it,
+	// the tasks run again, and the Features end Off with nothing left.
+	restored := restore(t, backup, gates)
+	start = time.Now()
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, g := range gates {
+			if len(restored[g]) == 0 {
+				continue
+			}
+			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			deleteWhatIsAskedFor(t, dyn, mapper, f)
+			if meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains) == nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("the residue scan did not find the restored data of every gate (%v): %v", restored, err)
+	}
+	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
+		deleteWhatIsAskedFor(t, dyn, mapper, f)
+	})
+	for _, g := range gates {
+		if len(restored[g]) == 0 {
+			continue
+		}
+		f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "TasksRanAgain" {
+			t.Errorf("%s: after restoring %v, StoredDataRemains must show that the tasks ran again: %+v", g, restored[g], c)
+		}
+	}
+	stored = readEtcd(t, prefix)
+	for _, g := range gates {
+		for _, task := range registry[g].OnDisable {
+			if in, ok := task.(tasks.Inspector); ok {
+				if left := holding(stored, in); len(left) > 0 {
+					t.Errorf("%s is Off again after the restore but etcd holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+				}
+			}
+		}
+	}
+	t.Logf("the restored data was found and cleaned up, every Feature Off again, %.1fs after the restore", time.Since(start).Seconds())
 
 	// On again: the Features reach On and the features work: the fixture's
 	// objects are accepted again and stored with what the feature adds.
@@ -289,7 +347,8 @@ func flags(gates []featuregate.Feature, on bool) []string {
 	slices.Sort(list)
 	return []string{"--feature-gates=" + strings.Join(list, ","),
 		"--runtime-config=features.k8s.io/v1alpha1=true",
-		"--feature-lifecycle-wait-for-uses-period=" + waitPeriod.String()}
+		"--feature-lifecycle-wait-for-uses-period=" + waitPeriod.String(),
+		"--feature-lifecycle-residue-scan-interval=" + residueScanInterval.String()}
 }
 
 // waitForStates waits until every gate's Feature is converged in state,
@@ -372,6 +431,8 @@ type storedObject struct {
 	key      string
 	resource schema.GroupResource
 	obj      runtime.Object
+	// value is the stored bytes (encoded, maybe encrypted), to write back.
+	value []byte
 }
 
 // readEtcd reads every key under prefix directly from etcd and decodes the
@@ -407,7 +468,38 @@ func readEtcd(t *testing.T, prefix string) []storedObject {
 			continue // not a built-in object of the legacy scheme
 		}
 		if gr, ok := kinds[gvk.GroupKind()]; ok {
-			out = append(out, storedObject{key: string(kv.Key), resource: gr, obj: obj})
+			out = append(out, storedObject{key: string(kv.Key), resource: gr, obj: obj, value: kv.Value})
+		}
+	}
+	return out
+}
+
+// restore writes back into etcd, as a restore from a backup would, the
+// objects of backup that a task of one of gates held, and returns their
+// keys by gate.
+func restore(t *testing.T, backup []storedObject, gates []featuregate.Feature) map[featuregate.Feature][]string {
+	t.Helper()
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{framework.EtcdURL()}, DialTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = client.Close() }()
+	out := map[featuregate.Feature][]string{}
+	for _, g := range gates {
+		for _, task := range registry[g].OnDisable {
+			in, ok := task.(tasks.Inspector)
+			if !ok {
+				continue
+			}
+			for _, s := range backup {
+				if !slices.Contains(in.Resources(), s.resource) || !in.Holds(s.obj) || slices.Contains(out[g], s.key) {
+					continue
+				}
+				if _, err := client.Put(context.Background(), s.key, string(s.value)); err != nil {
+					t.Fatal(err)
+				}
+				out[g] = append(out[g], s.key)
+			}
 		}
 	}
 	return out

@@ -138,6 +138,13 @@ const (
 	// upgrade removed the gate. Such a Feature is kept, and deleted once the
 	// apiservers are more minor versions past status.version than they retain.
 	FeatureConditionKnown = "Known"
+	// FeatureConditionStoredDataRemains is True when a Feature that was Off
+	// was found to still have stored objects that use what its gate guards
+	// (restored from a backup, written by an older kube-apiserver), which
+	// the message names: the Feature went back to TurningOff to run its
+	// tasks again. It turns False once the Feature is Off again. Absent
+	// while nothing was ever found.
+	FeatureConditionStoredDataRemains = "StoredDataRemains"
 )
 
 // Components and bounds of status.uses.

@@ -1,0 +1,254 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featurelifecycle
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+)
+
+const (
+	// residuePageSize is how many objects one read of the residue scan
+	// lists.
+	residuePageSize = 100
+	// residuePageInterval is the pause between two reads of the residue
+	// scan: at most residuePageSize objects every interval, whatever the
+	// number of Features.
+	residuePageInterval = 2 * time.Second
+	// residueSample is how many objects a finding names.
+	residueSample = 5
+)
+
+// residueTarget is one inspecting task of an Off Feature this apiserver
+// leads: what the scan checks each object of the task's resources against.
+type residueTarget struct {
+	feature string
+	task    string
+	in      tasks.Inspector
+}
+
+// residueFinding is what the scan found for one Feature.
+type residueFinding struct {
+	task    string
+	objects []string
+	more    bool
+}
+
+// message says what was found, e.g. "task wait-for-no-pods finds pods
+// ns/a, ns/b".
+func (f residueFinding) message(gr string) string {
+	s := fmt.Sprintf("stored %s still hold what the feature adds (task %s finds them): %s", gr, f.task, strings.Join(f.objects, ", "))
+	if f.more {
+		s += ", ..."
+	}
+	return s
+}
+
+// residueScanner is the low-rate background pass that exposes the KEP's
+// third state: a Feature that is Off while stored objects still use what
+// its gate guards (data restored from a backup, written by an older
+// apiserver during a rolling update). One pass reads every resource that an
+// inspecting TurningOff task (ClearFields, WaitForAbsence; opt-in ones only
+// if opted in) of an Off Feature this apiserver leads looks at, once per
+// resource however many Features look at it, a page at a time; an object
+// one of them holds is a finding for its Feature, which the next sync turns
+// into TurningOff (see Controller.reenterOnResidue). Read-only; nothing is
+// written while nothing is found.
+type residueScanner struct {
+	c *Controller
+	// pageInterval is the pause between two reads (residuePageInterval).
+	pageInterval time.Duration
+
+	mu sync.Mutex
+	// found maps a Feature's name to what was found for it.
+	found map[string]residueFound
+}
+
+// residueFound is a finding and the resource it was found in.
+type residueFound struct {
+	finding residueFinding
+	gr      string
+}
+
+// targets returns, by resource, the inspecting tasks of the Off Features
+// this apiserver leads.
+func (s *residueScanner) targets() map[schema.GroupResource][]residueTarget {
+	fs, err := s.c.lister.Features(KubeNamespace).List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	out := map[schema.GroupResource][]residueTarget{}
+	for _, f := range fs {
+		if f.Status.State != featuresv1alpha1.FeatureStateOff || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff || len(f.Status.Tasks) > 0 {
+			continue
+		}
+		if _, knows := s.c.spec(f.Spec.Gate); !knows || !s.c.elector.Leads(f, true) {
+			continue
+		}
+		for _, t := range s.c.tasksFor(f.Spec.Gate, featuresv1alpha1.FeatureStateTurningOff) {
+			in, ok := t.(tasks.Inspector)
+			if !ok || (tasks.IsOptIn(t) && !tasks.OptedIn(f, t.Name())) {
+				continue
+			}
+			for _, gr := range in.Resources() {
+				out[gr] = append(out[gr], residueTarget{feature: f.Name, task: t.Name(), in: in})
+			}
+		}
+	}
+	return out
+}
+
+// run makes a pass every interval until ctx is done.
+func (s *residueScanner) run(ctx context.Context, interval time.Duration) {
+	logger := klog.FromContext(ctx).WithName("residue-scan")
+	timer := time.NewTimer(interval)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		start := time.Now()
+		read, err := s.pass(ctx)
+		if err != nil && ctx.Err() == nil {
+			logger.Error(err, "Scanning stored objects of Off features")
+		}
+		logger.V(2).Info("Scanned stored objects of Off features", "objects", read, "duration", time.Since(start))
+		timer.Reset(interval)
+	}
+}
+
+// pass reads every resource of the current targets once and returns how
+// many objects it read.
+func (s *residueScanner) pass(ctx context.Context) (int, error) {
+	targets := s.targets()
+	read := 0
+	for _, gr := range slices.SortedFunc(maps.Keys(targets), func(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }) {
+		store, err := s.c.env.Stores.Store(gr)
+		if err != nil {
+			return read, err
+		}
+		n, err := s.scan(ctx, store, gr, targets[gr])
+		read += n
+		if err != nil {
+			return read, err
+		}
+	}
+	return read, nil
+}
+
+// scan reads every object of gr, a page every residuePageInterval, and
+// records what the targets hold.
+func (s *residueScanner) scan(ctx context.Context, store migrator.Store, gr schema.GroupResource, targets []residueTarget) (int, error) {
+	findings := map[string]*residueFinding{}
+	read, cont := 0, ""
+	for {
+		select {
+		case <-ctx.Done():
+			return read, ctx.Err()
+		case <-time.After(s.pageInterval):
+		}
+		list, err := store.List(migrator.RequestContext(ctx, gr, "list", "", ""), &metainternalversion.ListOptions{Limit: residuePageSize, Continue: cont})
+		if err != nil {
+			return read, fmt.Errorf("listing %s: %w", gr.String(), err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return read, err
+		}
+		read += len(items)
+		for _, obj := range items {
+			for _, t := range targets {
+				f := findings[t.feature]
+				if f != nil && f.task != t.task {
+					continue
+				}
+				if !t.in.Holds(obj) {
+					continue
+				}
+				if f == nil {
+					f = &residueFinding{task: t.task}
+					findings[t.feature] = f
+				}
+				if len(f.objects) == residueSample {
+					f.more = true
+					continue
+				}
+				a, err := meta.Accessor(obj)
+				if err != nil {
+					continue
+				}
+				name := a.GetName()
+				if a.GetNamespace() != "" {
+					name = a.GetNamespace() + "/" + name
+				}
+				f.objects = append(f.objects, name)
+			}
+		}
+		lm, err := meta.ListAccessor(list)
+		if err != nil {
+			return read, err
+		}
+		if cont = lm.GetContinue(); cont == "" {
+			break
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for feature, f := range findings {
+		if _, ok := s.found[feature]; ok {
+			continue
+		}
+		s.found[feature] = residueFound{*f, gr.String()}
+		s.c.queue.Add(feature)
+	}
+	return read, nil
+}
+
+// take returns the finding for a Feature, if any, and a function that
+// forgets it (to call once the Feature's change is stored).
+func (s *residueScanner) take(feature string) (string, func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.found[feature]
+	if !ok {
+		return "", nil
+	}
+	return f.finding.message(f.gr), func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.found, feature)
+	}
+}
