@@ -58,6 +58,9 @@ const (
 	// derivedWaitForResourcePrefix starts the name of the task that waits
 	// for the objects of a resource served only with the gate.
 	derivedWaitForResourcePrefix = "wait-for-no-"
+	// derivedDeleteResourcePrefix starts the name of the opt-in task that
+	// deletes them.
+	derivedDeleteResourcePrefix = "delete-"
 )
 
 // maxDerivedDescription bounds a derived task's description: the API's
@@ -103,8 +106,9 @@ func Registry() map[featuregate.Feature]Lifecycle {
 //     Jobs;
 //  3. wait-for-no-jobs and wait-for-no-pods: WaitForAbsence of Jobs and
 //     pods that use the paths (their specs are immutable), naming them;
-//  4. wait-for-no-<resource>: WaitForAbsence of the objects of every
-//     resource served only while the gate is on.
+//  4. delete-<resource> (opt-in) and wait-for-no-<resource>: deleting and
+//     waiting for the objects of every resource served only while the
+//     gate is on (nobody can reach them through the API once it is off).
 //
 // A pod spec path the inventory found under one workload (or pods) is
 // applied to all of them: upstream drops pod spec fields with one function
@@ -240,9 +244,13 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		if _, err := migrator.NewObject(gr); err != nil {
 			return lc, err
 		}
-		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(resourceTaskName(gr),
-			shorten(fmt.Sprintf("Wait until no %s is stored: they are not served while %s is off. Delete them (with the gate on) to go on.", gr.String(), gate)),
-			gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }))
+		lc.OnDisable = append(lc.OnDisable,
+			tasks.OptIn(tasks.DeleteObjects(taskName(derivedDeleteResourcePrefix, gr),
+				shorten(fmt.Sprintf("Delete every stored %s: they are not served while %s is off.", gr.String(), gate)), gr)),
+			tasks.WaitForAbsence(taskName(derivedWaitForResourcePrefix, gr),
+				shorten(fmt.Sprintf("Wait until no %s is stored: they are not served while %s is off. Opt in to %s, or delete them with the gate on, to go on.",
+					gr.String(), gate, taskName(derivedDeleteResourcePrefix, gr))),
+				gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }))
 	}
 	return lc, nil
 }
@@ -409,10 +417,10 @@ func findPodSpec(t reflect.Type, prefix fieldpath.Path, depth int) fieldpath.Pat
 	return nil
 }
 
-// resourceTaskName names the task that waits for the objects of gr, a DNS
-// label of at most 63 characters.
-func resourceTaskName(gr schema.GroupResource) string {
-	name := derivedWaitForResourcePrefix + strings.ReplaceAll(gr.String(), ".", "-")
+// taskName names a task on the objects of gr, a DNS label of at most 63
+// characters.
+func taskName(prefix string, gr schema.GroupResource) string {
+	name := prefix + strings.ReplaceAll(gr.String(), ".", "-")
 	if len(name) > 63 {
 		name = strings.TrimRight(name[:63], "-")
 	}

@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apiserver/pkg/registry/rest"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	resourceapi "k8s.io/kubernetes/pkg/apis/resource"
@@ -41,14 +40,15 @@ import (
 )
 
 // runTask steps task as the lifecycle controller does, at most limit
-// times, and returns the last outcome.
+// times, for a Feature that opts in to it, and returns the last outcome.
 func runTask(t *testing.T, task tasks.Task, env tasks.Env, limit int) tasks.Outcome {
 	t.Helper()
 	status := tasks.Status(task)
 	var out tasks.Outcome
 	for range limit {
 		var err error
-		out, err = task.Step(t.Context(), env, &featuresv1alpha1.Feature{}, status, time.Now())
+		f := &featuresv1alpha1.Feature{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{tasks.OptInAnnotation: task.Name()}}}
+		out, err = task.Step(t.Context(), env, f, status, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,11 +98,18 @@ func TestDerivedTasksOnEtcd(t *testing.T) {
 		if out.Done || !strings.Contains(out.Message, "left-behind") {
 			t.Fatalf("the task must hold and name the object: %+v", out)
 		}
-		store := migratortest.RegistryStore(t, stores, svms)
+		// The admin opts in to the task that deletes them.
+		del := taskNamed(t, derivedOf(t, kubefeatures.StorageVersionMigrator), "delete-storageversionmigrations-storagemigration-k8s-io")
+		if !tasks.IsOptIn(del) {
+			t.Error("deleting stored objects must be opt-in")
+		}
+		out = runTask(t, del, env, 3)
+		if !out.Done || !strings.Contains(out.Message, "deleted 1 ") {
+			t.Fatalf("the delete task: %+v", out)
+		}
 		name := created.(*storagemigration.StorageVersionMigration).Name
-		ctx := migrator.RequestContext(t.Context(), svms, "delete", "", name)
-		if _, _, err := store.Delete(ctx, name, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
+		if _, err := migratortest.RegistryStore(t, stores, svms).Get(t.Context(), name, &metav1.GetOptions{}); err == nil {
+			t.Fatalf("%s was not deleted", name)
 		}
 		if out := runTask(t, task, env, 3); !out.Done {
 			t.Fatalf("the task must be done once the object is gone: %+v", out)

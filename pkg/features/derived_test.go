@@ -246,8 +246,8 @@ func TestResourceTaskName(t *testing.T) {
 		{Group: "certificates.k8s.io", Resource: "podcertificaterequests"}:                  "wait-for-no-podcertificaterequests-certificates-k8s-io",
 		{Group: "a-very-long-group-name.example.k8s.io", Resource: "averyveryverylongname"}: "wait-for-no-averyveryverylongname-a-very-long-group-name-exampl",
 	} {
-		if got := resourceTaskName(gr); got != want || len(got) > 63 {
-			t.Errorf("resourceTaskName(%s) = %q, want %q", gr, got, want)
+		if got := taskName(derivedWaitForResourcePrefix, gr); got != want || len(got) > 63 {
+			t.Errorf("taskName(%s) = %q, want %q", gr, got, want)
 		}
 	}
 }
