@@ -151,7 +151,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		resource = slices.SortedFunc(maps.Keys(paths), compareGR)
 	)
 	for _, gr := range resource {
-		for _, p := range paths[gr] {
+		for _, p := range leaves(paths[gr]) {
 			if prefix, ok := templates[gr]; ok {
 				if rel, ok := p.TrimPrefix(prefix); ok {
 					podSpec[rel.String()] = rel
@@ -165,6 +165,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	for _, k := range slices.Sorted(maps.Keys(podSpec)) {
 		rel = append(rel, podSpec[k])
 	}
+	rel = leaves(rel)
 	// What each resource holds: its own paths, and the pod spec paths
 	// under its template.
 	holds := map[schema.GroupResource][]fieldpath.Path{}
@@ -253,6 +254,28 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 				gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }))
 	}
 	return lc, nil
+}
+
+// leaves returns paths without those another of them extends: when a drop
+// rule empties the struct that held the field it dropped, the fuzzers show
+// the struct as dropped too (ContainerStopSignals' ephemeral containers'
+// lifecycle); clearing the struct would also clear fields of other gates,
+// so only the field goes.
+func leaves(paths []fieldpath.Path) []fieldpath.Path {
+	var out []fieldpath.Path
+	for _, p := range paths {
+		parent := false
+		for _, q := range paths {
+			if _, ok := q.TrimPrefix(p); ok {
+				parent = true
+				break
+			}
+		}
+		if !parent {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // pathClearer returns a FieldClearer that clears paths (written in the

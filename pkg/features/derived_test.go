@@ -241,6 +241,29 @@ func TestDerivedResourceGates(t *testing.T) {
 	}
 }
 
+// TestDerivedClearsLeavesOnly: a struct the inventory lists because its
+// only field was dropped is not cleared along with its other fields; the
+// field is.
+func TestDerivedClearsLeavesOnly(t *testing.T) {
+	got := leaves([]fieldpath.Path{
+		fieldpath.MustParse("spec.ephemeralContainers[*].lifecycle"),
+		fieldpath.MustParse("spec.ephemeralContainers[*].lifecycle.stopSignal"),
+		fieldpath.MustParse("spec.containers[*].lifecycle.stopSignal"),
+		fieldpath.MustParse("spec.resources"),
+	})
+	if want := "spec.ephemeralContainers[*].lifecycle.stopSignal, spec.containers[*].lifecycle.stopSignal, spec.resources"; joinPaths(got) != want {
+		t.Errorf("leaves = %s, want %s", joinPaths(got), want)
+	}
+	lc := derivedOf(t, "ContainerStopSignals")
+	pods := inspector(t, lc, DerivedWaitForPodsTask)
+	pod := &api.Pod{Spec: api.PodSpec{EphemeralContainers: []api.EphemeralContainer{{EphemeralContainerCommon: api.EphemeralContainerCommon{
+		Name: "debug", Lifecycle: &api.Lifecycle{PreStop: &api.LifecycleHandler{Exec: &api.ExecAction{Command: []string{"true"}}}},
+	}}}}}
+	if pods.Holds(pod) {
+		t.Error("an ephemeral container's lifecycle without a stop signal holds nothing of ContainerStopSignals")
+	}
+}
+
 func TestResourceTaskName(t *testing.T) {
 	for gr, want := range map[schema.GroupResource]string{
 		{Group: "certificates.k8s.io", Resource: "podcertificaterequests"}:                  "wait-for-no-podcertificaterequests-certificates-k8s-io",
