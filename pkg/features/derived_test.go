@@ -234,6 +234,10 @@ func TestDerivedResourceGates(t *testing.T) {
 	if !w.Holds(obj) {
 		t.Error("every stored object of a resource served only with the gate holds it")
 	}
+	del := inspector(t, lc, "delete-storageversionmigrations-storagemigration-k8s-io")
+	if !del.Holds(obj) || del.Holds(&api.Pod{}) {
+		t.Error("the delete task holds every object of its resource and nothing else")
+	}
 	lc = derivedOf(t, "DRAPartitionableDevices")
 	c := inspector(t, lc, DerivedClearFieldsTask)
 	if got := c.Resources(); !slices.Contains(got, resourceapi.Resource("resourceslices")) {

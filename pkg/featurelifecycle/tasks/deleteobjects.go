@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -79,7 +80,7 @@ func (d *deleteObjects) Resources() []schema.GroupResource { return []schema.Gro
 // Holds reports whether obj is an object of the resource: all of them go.
 func (d *deleteObjects) Holds(obj runtime.Object) bool {
 	example, err := migrator.NewObject(d.gr)
-	return err == nil && obj != nil && fmt.Sprintf("%T", obj) == fmt.Sprintf("%T", example)
+	return err == nil && obj != nil && reflect.TypeOf(obj) == reflect.TypeOf(example)
 }
 
 // Validate returns the error of a resource the stores cannot open.
