@@ -546,6 +546,11 @@ func (c *Controller) cleanUpDrift(f *featuresv1alpha1.Feature, status *featuresv
 // finding is kept for later.
 func (c *Controller) reenterOnResidue(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, v vote, plan transition.Plan, now time.Time, after *outbox) {
 	if status.State != featuresv1alpha1.FeatureStateOff || v.desired != featuresv1alpha1.FeatureDesiredStateOff {
+		// A transition runs the tasks anyway (or the feature turns on):
+		// what was found is stale.
+		if _, forget := c.residue.take(f.Name); forget != nil {
+			forget()
+		}
 		return
 	}
 	message, forget := c.residue.take(f.Name)
