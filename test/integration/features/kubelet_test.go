@@ -20,13 +20,18 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
 	fakecri "k8s.io/cri-client/pkg/fake"
 
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	featuresclient "k8s.io/features/client/clientset/versioned"
 
 	"k8s.io/featureflags/test/integration/framework"
@@ -101,4 +106,71 @@ authorization: {mode: AlwaysAllow}
 			t.Fatalf("kubelet reported as %v, want its node name node-1", u.Reporters)
 		}
 	}
+	checkKubeletGates(t, admin)
+}
+
+// kubeletGatesFile lists the gates a real kubelet checks in its first
+// seconds, which the scale harness's simulated kubelets check
+// (reportscale_test.go). TestKubeletReportsUses rewrites it when
+// FEATUREFLAGS_UPDATE_TESTDATA is set, and otherwise logs how the real
+// kubelet differs from it (some gates are checked only when used).
+const kubeletGatesFile = "testdata/kubelet-checked-gates.txt"
+
+func checkKubeletGates(t *testing.T, admin featuresclient.Interface) {
+	t.Helper()
+	var reported []string
+	// The kubelet checks most gates in its first seconds: wait until the
+	// count has not grown for 5 s.
+	last, stable := -1, 0
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := admin.FeaturesV1alpha1().Features("kube-system").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		reported = reported[:0]
+		for _, f := range list.Items {
+			if slices.ContainsFunc(f.Status.Uses, func(u featuresv1alpha1.FeatureUse) bool { return u.Component == "kubelet" }) {
+				reported = append(reported, f.Spec.Gate)
+			}
+		}
+		if len(reported) == last {
+			stable++
+		} else {
+			last, stable = len(reported), 0
+		}
+		return stable >= 5, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(reported)
+	if os.Getenv("FEATUREFLAGS_UPDATE_TESTDATA") != "" {
+		content := "# The gates a real kubelet of this release checks in its first seconds, written by\n" +
+			"# FEATUREFLAGS_UPDATE_TESTDATA=1 go test -run TestKubeletReportsUses ./test/integration/features\n" +
+			strings.Join(reported, "\n") + "\n"
+		if err := os.WriteFile(kubeletGatesFile, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	listed := sets.New(readKubeletGates(t)...)
+	got := sets.New(reported...)
+	t.Logf("the kubelet checked %d gates; %s lists %d; only checked now: %v; only listed: %v",
+		got.Len(), kubeletGatesFile, listed.Len(), sets.List(got.Difference(listed)), sets.List(listed.Difference(got)))
+}
+
+// readKubeletGates returns the gates of kubeletGatesFile.
+func readKubeletGates(t testing.TB) []string {
+	t.Helper()
+	data, err := os.ReadFile(kubeletGatesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gates []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			gates = append(gates, line)
+		}
+	}
+	return gates
 }

@@ -26,7 +26,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -120,12 +122,18 @@ type APIServerProcess struct {
 	// Flags are the flags it was started with, besides the harness's own.
 	Flags []string
 
+	// tokens is the static token file's content (tokensCSV plus any
+	// nodes' tokens).
+	tokens string
+
 	t      testing.TB
 	binary string
 	etcd   []string
 	cmd    *exec.Cmd
 	exited chan struct{}
 	log    *os.File
+	// exitedCPU is the CPU time of the runs that exited.
+	exitedCPU atomic.Int64
 }
 
 // StartAPIServerProcess starts our kube-apiserver as a process against the
@@ -139,13 +147,33 @@ type APIServerProcess struct {
 // different apiservers, and a restarted process keeps its identity.
 func StartAPIServerProcess(t testing.TB, name, etcdPrefix string, flags ...string) *APIServerProcess {
 	t.Helper()
+	return StartAPIServerProcessWithNodes(t, name, etcdPrefix, nil, flags...)
+}
+
+// NodeTokenFor returns the token that authenticates as system:node:<node>
+// (group system:nodes) with an apiserver started by
+// StartAPIServerProcessWithNodes for that node.
+func NodeTokenFor(node string) string {
+	return "featureflags-integration-node-token-" + node
+}
+
+// StartAPIServerProcessWithNodes is StartAPIServerProcess with a static token
+// (NodeTokenFor) for each of nodes besides the harness's own, for tests
+// that simulate many kubelets, each with its own credentials.
+func StartAPIServerProcessWithNodes(t testing.TB, name, etcdPrefix string, nodes []string, flags ...string) *APIServerProcess {
+	t.Helper()
 	dir := t.TempDir()
-	p := &APIServerProcess{Name: name, Dir: dir, Flags: flags, t: t, binary: APIServerBinary(t),
+	var tokens strings.Builder
+	tokens.WriteString(tokensCSV)
+	for _, node := range nodes {
+		fmt.Fprintf(&tokens, "%s,system:node:%s,%s,system:nodes\n", NodeTokenFor(node), node, node)
+	}
+	p := &APIServerProcess{Name: name, Dir: dir, Flags: flags, t: t, binary: APIServerBinary(t), tokens: tokens.String(),
 		etcd: []string{"--etcd-servers=" + EtcdURL(), "--etcd-prefix=" + etcdPrefix}}
 	if err := kubeapiservertesting.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokensCSV), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(p.tokens), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p.Start(t)
@@ -193,6 +221,9 @@ func (p *APIServerProcess) Start(t testing.TB) {
 	p.exited = make(chan struct{})
 	go func(cmd *exec.Cmd, exited chan struct{}) {
 		_ = cmd.Wait()
+		if cmd.ProcessState != nil {
+			p.exitedCPU.Add(int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()))
+		}
 		close(exited)
 	}(p.cmd, p.exited)
 
@@ -230,6 +261,15 @@ func (p *APIServerProcess) Stop() {
 	}
 	_ = p.log.Close()
 	p.cmd = nil
+}
+
+// PID returns the process id of the running apiserver (0 when stopped):
+// unshare and sh exec it, so it is the started process itself.
+func (p *APIServerProcess) PID() int {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
 }
 
 // Kill kills the process at once, as a crash would.
@@ -325,4 +365,69 @@ func freePort() (int, error) {
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// CPUTime returns the CPU time (user and system) the apiserver used across
+// all its runs so far: the runs that exited, from their resource usage, and
+// the running one, from /proc.
+func (p *APIServerProcess) CPUTime() time.Duration {
+	total := time.Duration(p.exitedCPU.Load())
+	if pid := p.PID(); pid != 0 {
+		if running, err := procCPUTime(pid); err == nil {
+			total += running
+		}
+	}
+	return total
+}
+
+// Memory returns the running apiserver's resident set size and its peak, in
+// bytes, from /proc.
+func (p *APIServerProcess) Memory() (rss, peak int64, err error) {
+	pid := p.PID()
+	if pid == 0 {
+		return 0, 0, fmt.Errorf("%s is not running", p.Name)
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb int64
+		if n, _ := fmt.Sscanf(line, "VmRSS: %d kB", &kb); n == 1 {
+			rss = kb << 10
+		}
+		if n, _ := fmt.Sscanf(line, "VmHWM: %d kB", &kb); n == 1 {
+			peak = kb << 10
+		}
+	}
+	return rss, peak, nil
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat (USER_HZ, 100 on
+// every Linux architecture Go supports).
+const userHZ = 100
+
+// procCPUTime returns the user plus system CPU time of a running process.
+func procCPUTime(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name is in parentheses and may hold spaces: fields
+	// count from after its closing one (utime and stime are the 14th and
+	// 15th fields, the 12th and 13th after it).
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, data)
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, data)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, data)
+	}
+	return time.Duration(utime+stime) * time.Second / userHZ, nil
 }

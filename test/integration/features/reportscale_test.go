@@ -1,0 +1,587 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package features
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/utils/ptr"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresclient "k8s.io/features/client/clientset/versioned"
+	reportinggate "k8s.io/features/featuregate"
+	"k8s.io/features/gatename"
+
+	"k8s.io/featureflags/test/integration/framework"
+)
+
+// The reporting scale harness: one apiserver process of ours and N
+// simulated kubelets. Each simulated kubelet is what a real one is to the
+// reporting layer: its own node credentials, its own client and TCP/TLS
+// connection, the real reporting gate (k8s.io/features/featuregate) wrapping
+// a gate with the real versioned specs, checking the gates a real kubelet
+// checks (testdata/kubelet-checked-gates.txt) and reporting under its node
+// name; and a node lease renewed every 10 s, as the kubelet's lease
+// controller does (through a separate pool of clients: that traffic is
+// upstream's, not reporting's, and not counted as bytes sent to reporters).
+
+// scaleTransitionGate is the kubelet-checked gate a transition turns off:
+// beta and on by default, with no dependents.
+const scaleTransitionGate = "KubeletCrashLoopBackOffMax"
+
+// nodeLeaseRenewInterval is how often a kubelet renews its node lease
+// (upstream: a quarter of the 40 s lease duration).
+const nodeLeaseRenewInterval = 10 * time.Second
+
+// scaleCluster is one apiserver process and its simulated kubelets.
+type scaleCluster struct {
+	apiserver *framework.APIServerProcess
+	prefix    string
+	flags     []string
+	admin     featuresclient.Interface
+	kube      kubernetes.Interface
+	etcd      *clientv3.Client
+	// gates are the gates every simulated kubelet checks.
+	gates []featuregate.Feature
+	specs map[featuregate.Feature]featuregate.VersionedSpecs
+	// defaults are the gates' values with nothing configured.
+	defaults map[featuregate.Feature]bool
+	nodes    []string
+	// received counts the bytes the simulated kubelets read from their
+	// connections to the apiserver (TLS records included).
+	received atomic.Int64
+
+	mu       sync.Mutex
+	kubelets map[string]*simKubelet
+
+	stopLeases context.CancelFunc
+	leasesDone chan struct{}
+}
+
+// simKubelet is one simulated kubelet's reporting: its gate and the
+// context its reporter runs in.
+type simKubelet struct {
+	gate   *reportinggate.Gate
+	cancel context.CancelFunc
+}
+
+// startScaleCluster starts the apiserver with tokens for n nodes and
+// flags, waits for its Features and starts renewing the nodes' leases.
+func startScaleCluster(t testing.TB, n int, flags ...string) *scaleCluster {
+	t.Helper()
+	c := &scaleCluster{kubelets: map[string]*simKubelet{}, flags: flags}
+	for i := range n {
+		c.nodes = append(c.nodes, fmt.Sprintf("node-%05d", i))
+	}
+	all := utilfeature.DefaultMutableFeatureGate.GetAllVersioned()
+	c.specs = map[featuregate.Feature]featuregate.VersionedSpecs{}
+	for _, g := range readKubeletGates(t) {
+		specs, ok := all[featuregate.Feature(g)]
+		if !ok {
+			t.Fatalf("%s lists %s, which this release does not know", kubeletGatesFile, g)
+		}
+		c.gates = append(c.gates, featuregate.Feature(g))
+		c.specs[featuregate.Feature(g)] = specs
+	}
+	inner, err := c.newGate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.defaults = map[featuregate.Feature]bool{}
+	for _, g := range c.gates {
+		c.defaults[g] = inner.Enabled(g)
+	}
+	storage := framework.SharedEtcd()
+	c.prefix = storage.Prefix
+	c.apiserver = framework.StartAPIServerProcessWithNodes(t, "apiserver", c.prefix, c.nodes, flags...)
+	c.admin = featuresclient.NewForConfigOrDie(c.apiserver.ClientConfig())
+	c.kube = kubernetes.NewForConfigOrDie(c.apiserver.ClientConfig())
+	c.etcd, err = clientv3.New(clientv3.Config{Endpoints: []string{framework.EtcdURL()}, DialTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.etcd.Close() })
+	waitForFeatureCount(t, c.admin, len(knownGates()))
+	c.startLeases(t)
+	t.Cleanup(c.stop)
+	return c
+}
+
+// waitForFeatureCount waits until kube-system holds want Features.
+func waitForFeatureCount(t testing.TB, client featuresclient.Interface, want int) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := client.FeaturesV1alpha1().Features(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{})
+		return err == nil && len(list.Items) >= want, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %d Features: %v", want, err)
+	}
+}
+
+// startLeases creates every node's lease and renews each every
+// nodeLeaseRenewInterval, spread over the interval, with a pool of clients
+// that is not counted as reporting traffic.
+func (c *scaleCluster) startLeases(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stopLeases, c.leasesDone = cancel, make(chan struct{})
+	const pool = 8
+	clients := make([]kubernetes.Interface, pool)
+	for i := range clients {
+		clients[i] = kubernetes.NewForConfigOrDie(c.apiserver.ClientConfig())
+	}
+	leases := make([]*coordinationv1.Lease, len(c.nodes))
+	err := parallel(len(c.nodes), 32, func(i int) error {
+		now := metav1.NewMicroTime(time.Now())
+		lease := &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: c.nodes[i], Namespace: corev1.NamespaceNodeLease},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(c.nodes[i]), LeaseDurationSeconds: ptr.To[int32](40),
+				RenewTime: &now},
+		}
+		created, err := clients[i%pool].CoordinationV1().Leases(corev1.NamespaceNodeLease).Create(ctx, lease, metav1.CreateOptions{})
+		leases[i] = created
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(c.leasesDone)
+		var wg sync.WaitGroup
+		for w := range pool {
+			wg.Go(func() {
+				// Worker w renews leases w, w+pool, ...: each once per
+				// interval, spread evenly over it.
+				var mine []int
+				for i := w; i < len(leases); i += pool {
+					mine = append(mine, i)
+				}
+				if len(mine) == 0 {
+					return
+				}
+				tick := time.NewTicker(nodeLeaseRenewInterval / time.Duration(len(mine)))
+				defer tick.Stop()
+				for k := 0; ; k = (k + 1) % len(mine) {
+					select {
+					case <-ctx.Done():
+						return
+					case <-tick.C:
+					}
+					i := mine[k]
+					lease := leases[i].DeepCopy()
+					now := metav1.NewMicroTime(time.Now())
+					lease.Spec.RenewTime = &now
+					updated, err := clients[w].CoordinationV1().Leases(corev1.NamespaceNodeLease).Update(ctx, lease, metav1.UpdateOptions{})
+					if err != nil {
+						if got, gerr := clients[w].CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, lease.Name, metav1.GetOptions{}); gerr == nil {
+							leases[i] = got
+						}
+						continue
+					}
+					leases[i] = updated
+				}
+			})
+		}
+		wg.Wait()
+	}()
+}
+
+func (c *scaleCluster) stop() {
+	c.mu.Lock()
+	for _, k := range c.kubelets {
+		k.cancel()
+	}
+	c.kubelets = map[string]*simKubelet{}
+	c.mu.Unlock()
+	if c.stopLeases != nil {
+		c.stopLeases()
+		<-c.leasesDone
+		c.stopLeases = nil
+	}
+}
+
+// startKubelets starts (or restarts, as a kubelet restarted with another
+// configuration) the reporting of every node with the gates in off turned
+// off, and returns when the last one has started.
+func (c *scaleCluster) startKubelets(t testing.TB, off ...featuregate.Feature) time.Time {
+	t.Helper()
+	err := parallel(len(c.nodes), 32, func(i int) error { return c.startKubelet(c.nodes[i], off) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return time.Now()
+}
+
+func (c *scaleCluster) startKubelet(node string, off []featuregate.Feature) error {
+	c.mu.Lock()
+	if old, ok := c.kubelets[node]; ok {
+		old.cancel()
+	}
+	c.mu.Unlock()
+	inner, err := c.newGate(off)
+	if err != nil {
+		return err
+	}
+	gate := reportinggate.Wrap(inner, "kubelet")
+	for _, g := range c.gates {
+		gate.Enabled(g)
+	}
+	config := c.apiserver.ClientConfigFor(framework.NodeTokenFor(node))
+	// Its own connection, counted. A kubelet's client defaults.
+	config.QPS, config.Burst = 50, 100
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	config.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, network, address)
+		if err != nil {
+			return nil, err
+		}
+		return &countingConn{Conn: conn, read: &c.received}, nil
+	}
+	client, err := featuresclient.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := gate.Start(ctx, client, node); err != nil {
+		cancel()
+		return err
+	}
+	c.mu.Lock()
+	c.kubelets[node] = &simKubelet{gate: gate, cancel: cancel}
+	c.mu.Unlock()
+	return nil
+}
+
+// newGate returns a gate of the kubelet-checked gates' real versioned specs
+// at the binary's emulation version, with the gates in off turned off.
+func (c *scaleCluster) newGate(off []featuregate.Feature) (featuregate.MutableVersionedFeatureGate, error) {
+	inner := featuregate.NewVersionedFeatureGate(utilfeature.DefaultMutableFeatureGate.EmulationVersion())
+	if err := inner.AddVersioned(c.specs); err != nil {
+		return nil, err
+	}
+	overrides := map[string]bool{}
+	for _, g := range off {
+		overrides[string(g)] = false
+	}
+	return inner, inner.SetFromMap(overrides)
+}
+
+// countingConn counts the bytes read from a connection.
+type countingConn struct {
+	net.Conn
+	read *atomic.Int64
+}
+
+func (c *countingConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.read.Add(int64(n))
+	return n, err
+}
+
+// parallel runs f(0..n-1) with at most workers at once and returns the
+// first error.
+func parallel(n, workers int, f func(i int) error) error {
+	var (
+		next  atomic.Int64
+		first error
+		once  sync.Once
+		wg    sync.WaitGroup
+	)
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				if err := f(i); err != nil {
+					once.Do(func() { first = err })
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// kubeletsSettled says whether every gate the kubelets check has exactly
+// the kubelet entry with value want(gate), with a full sample of reporters,
+// in its Feature's uses.
+func (c *scaleCluster) kubeletsSettled(ctx context.Context, want func(featuregate.Feature) bool) (bool, string, error) {
+	list, err := c.admin.FeaturesV1alpha1().Features(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, "", err
+	}
+	byGate := map[string]*featuresv1alpha1.Feature{}
+	for i := range list.Items {
+		byGate[list.Items[i].Spec.Gate] = &list.Items[i]
+	}
+	sample := min(len(c.nodes), featuresv1alpha1.MaxSampledReporters)
+	for _, g := range c.gates {
+		f, ok := byGate[string(g)]
+		if !ok {
+			return false, fmt.Sprintf("no Feature of %s", g), nil
+		}
+		var entries []string
+		ok = false
+		for _, u := range f.Status.Uses {
+			if u.Component != "kubelet" {
+				continue
+			}
+			entries = append(entries, fmt.Sprintf("enabled=%t(%d)", u.Enabled, len(u.Reporters)))
+			ok = u.Enabled == want(g) && len(u.Reporters) == sample
+		}
+		if !ok || len(entries) != 1 {
+			return false, fmt.Sprintf("%s: kubelet uses %v, want enabled=%t(%d)", g, entries, want(g), sample), nil
+		}
+	}
+	return true, "", nil
+}
+
+// featureConverged says whether gate's Feature is in its final state want
+// and Converged.
+func (c *scaleCluster) featureConverged(ctx context.Context, gate string, want featuresv1alpha1.FeatureState) (bool, error) {
+	f, err := c.admin.FeaturesV1alpha1().Features(metav1.NamespaceSystem).Get(ctx, gatename.ObjectName(gate), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return f.Status.State == want && meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged), nil
+}
+
+// phase is what one phase of a scenario cost.
+type phase struct {
+	name string
+	// bytes is what the simulated kubelets read from the apiserver.
+	bytes int64
+	// cpu is the apiserver's CPU time.
+	cpu time.Duration
+	// writes counts etcd writes by resource (the first key segment after
+	// the apiserver's prefix).
+	writes  map[string]int
+	elapsed time.Duration
+}
+
+// measure runs run and returns what it cost. Quiet is how long no write to
+// features (or a reporting resource) must be seen before the phase ends,
+// once run returned.
+func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, run func()) phase {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	status, err := c.etcd.Status(ctx, framework.EtcdURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu        sync.Mutex
+		writes    = map[string]int{}
+		lastWrite = time.Now()
+	)
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		for resp := range c.etcd.Watch(clientv3.WithRequireLeader(ctx), c.prefix+"/", clientv3.WithPrefix(),
+			clientv3.WithRev(status.Header.Revision+1), clientv3.WithPrevKV()) {
+			mu.Lock()
+			for _, ev := range resp.Events {
+				resource, _, _ := strings.Cut(strings.TrimPrefix(string(ev.Kv.Key), c.prefix+"/"), "/")
+				writes[resource]++
+				if resource != "leases" && resource != "events" {
+					lastWrite = time.Now()
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+	bytes0, cpu0, start := c.received.Load(), c.apiserver.CPUTime(), time.Now()
+	run()
+	// The phase ends once nothing but leases and events was written for
+	// quiet.
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return time.Since(lastWrite) >= quiet, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: writes did not stop: %v", name, err)
+	}
+	mu.Lock()
+	end := lastWrite
+	p := phase{name: name, bytes: c.received.Load() - bytes0, cpu: c.apiserver.CPUTime() - cpu0,
+		writes: maps.Clone(writes), elapsed: end.Sub(start)}
+	mu.Unlock()
+	cancel()
+	<-watching
+	return p
+}
+
+func (p phase) String() string {
+	var w []string
+	for _, r := range slices.Sorted(maps.Keys(p.writes)) {
+		w = append(w, fmt.Sprintf("%s=%d", r, p.writes[r]))
+	}
+	return fmt.Sprintf("%s: %d bytes to kubelets, apiserver CPU %.2fs, %s, etcd writes %s",
+		p.name, p.bytes, p.cpu.Seconds(), p.elapsed.Round(100*time.Millisecond), strings.Join(w, " "))
+}
+
+// scaleFigures are the figures of one run of the scenario.
+type scaleFigures struct {
+	nodes                      int
+	start, restart, transition phase
+	// converged is the time from the last kubelet's switch to the
+	// transitioned Feature's final state.
+	converged time.Duration
+	// rss and peak are the apiserver's memory after the start.
+	rss, peak int64
+}
+
+// runScaleScenario runs, for n kubelets: (a) the reporters' start until the
+// uses are settled; (c) an apiserver restart with the same flags until
+// settled; (b) one transition of scaleTransitionGate: the apiserver
+// restarted with it off, then every kubelet restarted with it off, until
+// the Feature is Off and Converged; converged is the time from the last
+// kubelet's restart to then.
+func runScaleScenario(t testing.TB, n int, flags ...string) scaleFigures {
+	t.Helper()
+	c := startScaleCluster(t, n, flags...)
+	fig := scaleFigures{nodes: n}
+	ctx := context.Background()
+	settled := func(want func(featuregate.Feature) bool) {
+		var last string
+		err := wait.PollUntilContextTimeout(ctx, time.Second, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+			ok, why, err := c.kubeletsSettled(ctx, want)
+			last = why
+			return ok, err
+		})
+		if err != nil {
+			t.Fatalf("uses did not settle: %v: %s", err, last)
+		}
+	}
+	// Every kubelet starts with every gate at its default.
+	defaults := func(g featuregate.Feature) bool { return c.defaults[g] }
+	fig.start = c.measure(t, "start", 5*time.Second, func() {
+		c.startKubelets(t)
+		settled(defaults)
+	})
+	fig.rss, fig.peak, _ = c.apiserver.Memory()
+	fig.restart = c.measure(t, "restart", 5*time.Second, func() {
+		c.apiserver.Restart(t, c.flags...)
+		waitForFeatureCount(t, c.admin, len(knownGates()))
+		settled(defaults)
+	})
+	off := append(slices.Clone(c.flags), "--feature-gates=FeatureLifecycle=true,"+scaleTransitionGate+"=false")
+	var lastSwitch time.Time
+	transitionDefaults := func(g featuregate.Feature) bool { return g != scaleTransitionGate && c.defaults[g] }
+	fig.transition = c.measure(t, "transition", 5*time.Second, func() {
+		c.apiserver.Restart(t, off...)
+		lastSwitch = c.startKubelets(t, scaleTransitionGate)
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+			return c.featureConverged(ctx, scaleTransitionGate, featuresv1alpha1.FeatureStateOff)
+		})
+		if err != nil {
+			t.Fatalf("%s did not reach Off: %v", scaleTransitionGate, err)
+		}
+		fig.converged = time.Since(lastSwitch)
+		settled(transitionDefaults)
+	})
+	return fig
+}
+
+// reportingResources are the etcd key segments of what reporting writes.
+var reportingResources = []string{"features", "featurereports"}
+
+func (p phase) reportingWrites() (total int) {
+	for _, r := range reportingResources {
+		total += p.writes[r]
+	}
+	return total
+}
+
+// BenchmarkReportingScale runs the reporting scale scenario
+// (runScaleScenario) for 100, 1,000 and 5,000 simulated kubelets
+// (FEATUREFLAGS_SCALE_NODES, comma-separated, to change) with the
+// apiserver's default lifecycle flags, and reports per node: the bytes the
+// apiserver sent to the kubelets and its CPU time for the reporters' start,
+// an apiserver restart and one transition; the etcd writes of reporting
+// (Features and reports) per phase; the time from the last kubelet's switch
+// to the Feature's final state; and the apiserver's memory.
+func BenchmarkReportingScale(b *testing.B) {
+	for _, n := range scaleNodeCounts(b, "100,1000,5000") {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			var fig scaleFigures
+			for b.Loop() {
+				fig = runScaleScenario(b, n, lifecycleFlags...)
+			}
+			b.Logf("%d nodes: %s; %s; %s; converged %.1fs after the last kubelet switched; apiserver RSS %d MiB (peak %d MiB)",
+				n, fig.start, fig.restart, fig.transition, fig.converged.Seconds(), fig.rss>>20, fig.peak>>20)
+			perNode := func(v float64) float64 { return v / float64(n) }
+			b.ReportMetric(perNode(float64(fig.start.bytes)), "start-B/node")
+			b.ReportMetric(perNode(fig.start.cpu.Seconds()*1000), "start-cpu-ms/node")
+			b.ReportMetric(float64(fig.start.reportingWrites()), "start-writes")
+			b.ReportMetric(perNode(float64(fig.restart.bytes)), "restart-B/node")
+			b.ReportMetric(perNode(fig.restart.cpu.Seconds()*1000), "restart-cpu-ms/node")
+			b.ReportMetric(float64(fig.restart.reportingWrites()), "restart-writes")
+			b.ReportMetric(perNode(float64(fig.transition.bytes)), "transition-B/node")
+			b.ReportMetric(perNode(fig.transition.cpu.Seconds()*1000), "transition-cpu-ms/node")
+			b.ReportMetric(float64(fig.transition.writes["features"]), "transition-feature-writes")
+			b.ReportMetric(float64(fig.transition.reportingWrites()), "transition-writes")
+			b.ReportMetric(fig.converged.Seconds(), "converge-s")
+			b.ReportMetric(float64(fig.rss>>20), "rss-MiB")
+		})
+	}
+}
+
+// scaleNodeCounts returns the node counts of FEATUREFLAGS_SCALE_NODES, or
+// of def.
+func scaleNodeCounts(t testing.TB, def string) []int {
+	t.Helper()
+	spec := def
+	if v := strings.TrimSpace(os.Getenv("FEATUREFLAGS_SCALE_NODES")); v != "" {
+		spec = v
+	}
+	var out []int
+	for _, f := range strings.Split(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			t.Fatalf("FEATUREFLAGS_SCALE_NODES: %q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
