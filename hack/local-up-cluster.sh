@@ -30,11 +30,11 @@
 #                          FeatureLifecycle=true (e.g. "Foo=true,Bar=false")
 #   COMPONENT_FEATURE_GATES  --feature-gates of kube-controller-manager and
 #                          kube-scheduler (e.g. "SchedulerAsyncPreemption=false");
-#                          they report what they find in the Features' uses
+#                          they report what they find in their FeatureReports
 #   RUNTIME_CONFIG         extra kube-apiserver --runtime-config entries,
 #                          appended to features.k8s.io/v1alpha1=true
 #   APISERVER_EXTRA_ARGS   extra kube-apiserver flags, split on spaces (e.g.
-#                          "--feature-lifecycle-wait-for-uses-period=30s")
+#                          "--feature-lifecycle-liveness-window=15s")
 #   KUBE_CONTROLLERS       --controllers of kube-controller-manager (default *)
 #   SKIP_BUILD             true: use the binaries already in _output/bin and
 #                          third_party/etcd (etcd is still built when missing)

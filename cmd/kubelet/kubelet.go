@@ -25,6 +25,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as upstream
@@ -33,6 +34,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kubelet/app"
 
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	reportinggate "k8s.io/features/featuregate"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
@@ -60,7 +62,12 @@ func main() {
 					klog.ErrorS(err, "Not reporting feature gate uses", "kubeconfig", kubeconfig)
 					return
 				}
-				componentgate.StartInBackground(ctx, gate, config, componentgate.NodeName(args), reportinggate.ReporterOptions{})
+				node := componentgate.NodeName(args)
+				// The kubelet's node lease says it is alive: the report is
+				// written only when its values change.
+				componentgate.StartInBackground(ctx, gate, config, node, reportinggate.ReporterOptions{
+					HolderLease: &featuresv1alpha1.FeatureReportLease{Namespace: corev1.NamespaceNodeLease, Name: node},
+				})
 			}()
 		}
 		return run(c, args)

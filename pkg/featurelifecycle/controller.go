@@ -55,6 +55,7 @@ import (
 	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/leader"
+	"k8s.io/featureflags/pkg/featurelifecycle/reports"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	"k8s.io/featureflags/pkg/featurelifecycle/transition"
 	"k8s.io/featureflags/pkg/features"
@@ -65,8 +66,14 @@ type ControllerOptions struct {
 	// LivenessWindow is how recently an identity lease must have been renewed
 	// for its apiserver to count as live.
 	LivenessWindow time.Duration
-	// WaitForUsesPeriod is how long WaitForUses waits after clearing uses.
+	// WaitForUsesPeriod is the longest a FeatureReport counts as live when
+	// neither a lease it names nor a lease duration of its own says how
+	// long: the upper bound of a transition's wait for components whose
+	// liveness cannot be seen.
 	WaitForUsesPeriod time.Duration
+	// ReportRetention is how long a FeatureReport that stopped being live
+	// is kept before the apiserver that leads it deletes it.
+	ReportRetention time.Duration
 	// Resync is how often every Feature is looked at again without events.
 	Resync time.Duration
 	// ForgetWindow is how long an apiserver that stopped renewing its
@@ -98,6 +105,7 @@ func DefaultControllerOptions() ControllerOptions {
 	return ControllerOptions{
 		LivenessWindow:      leader.DefaultLivenessWindow,
 		WaitForUsesPeriod:   3 * time.Minute,
+		ReportRetention:     time.Hour,
 		Resync:              30 * time.Second,
 		ForgetWindow:        5 * time.Minute,
 		RetainMinorVersions: 3,
@@ -111,7 +119,9 @@ func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.LivenessWindow, "feature-lifecycle-liveness-window", o.LivenessWindow,
 		"How recently a kube-apiserver must have renewed its identity lease to count as live for leading features and agreeing on their desired state. Identity leases renew every 10s.")
 	fs.DurationVar(&o.WaitForUsesPeriod, "feature-lifecycle-wait-for-uses-period", o.WaitForUsesPeriod,
-		"How long a feature transition waits, after clearing the uses reported for the feature, for components to report again before it checks that none reports the old value.")
+		"The longest a component's feature report counts as live when neither a lease it names (a kubelet's node lease) nor a lease duration of its own says how long: the upper bound of a transition's wait for a component whose liveness cannot be seen. A transition waits until no live component reports the value the feature is leaving.")
+	fs.DurationVar(&o.ReportRetention, "feature-lifecycle-report-retention", o.ReportRetention,
+		"How long a feature report (features.k8s.io FeatureReport) that stopped being live is kept before it is deleted.")
 	fs.DurationVar(&o.ForgetWindow, "feature-lifecycle-forget-window", o.ForgetWindow,
 		"How long a kube-apiserver that stopped renewing its identity lease still counts with its configured value of each gate. A feature's desired state changes only when every kube-apiserver seen within this window agrees, so an outage cannot start a transition the stopped apiservers disagree with; after removing an apiserver for good, a flag change waits this long.")
 	fs.DurationVar(&o.ResidueScanInterval, "feature-lifecycle-residue-scan-interval", o.ResidueScanInterval,
@@ -147,6 +157,14 @@ type Controller struct {
 	informers featuresinformers.SharedInformerFactory
 	lister    featureslisters.FeatureLister
 	queue     workqueue.TypedRateLimitingInterface[string]
+	// reports indexes the components' FeatureReports (every namespace),
+	// aggregated into the uses of the Features they report to.
+	reports        *reports.Index
+	reportInformer cache.SharedIndexInformer
+	// nodeLeases lists the kubelets' node leases, which say whether a
+	// kubelet's report is live.
+	nodeLeases        coordinationlisters.LeaseLister
+	nodeLeaseInformer cache.SharedIndexInformer
 	// residue is the scan for stored data of Off Features (residue.go).
 	residue *residueScanner
 
@@ -163,7 +181,16 @@ type Controller struct {
 	// last stepped from and then wrote over: while the informer still has
 	// that version, the Feature is not stepped again from it.
 	steppedFrom map[string]string
+	// usesWritten holds, per Feature, when this apiserver last wrote a
+	// change of its uses: a change of the samples of reporters alone waits
+	// sampleRefresh after it, so that a rolling restart of many reporters
+	// writes the Feature a bounded number of times.
+	usesWritten map[string]time.Time
 }
+
+// sampleRefresh is how long a change of uses that only moves reporters in
+// and out of a sample waits after the last written change of the uses.
+const sampleRefresh = 10 * time.Second
 
 // NewController returns the lifecycle controller of the apiserver whose
 // identity lease is self, with its gate set. Leadership comes from one small
@@ -177,6 +204,9 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 			o.LabelSelector = leader.IdentityLeaseComponentLabelKey + "=" + leader.KubeAPIServer
 		})
 	leases := coordinationlisters.NewLeaseLister(leaseInformer.GetIndexer())
+	// A kubelet's report is live while its node lease is renewed.
+	nodeLeaseInformer := coordinationinformers.NewLeaseInformer(kubeClient, corev1.NamespaceNodeLease, opts.Resync,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	tombstoneInformer := coordinationinformers.NewFilteredLeaseInformer(kubeClient, leader.IdentityLeaseNamespace, opts.Resync,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, func(o *metav1.ListOptions) {
 			o.LabelSelector = departedSelector.String()
@@ -200,10 +230,14 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		tombstoneInformer: tombstoneInformer,
 		kube:              kubeClient,
 		elector:           leader.NewElector(self, leases, opts.LivenessWindow, opts.Clock.Now),
-		informers:         featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.Resync, featuresinformers.WithNamespace(KubeNamespace)),
+		informers:         featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.Resync),
+		reports:           reports.NewIndex(),
+		nodeLeaseInformer: nodeLeaseInformer,
+		nodeLeases:        coordinationlisters.NewLeaseLister(nodeLeaseInformer.GetIndexer()),
 		taskStarts:        map[string]time.Time{},
 		notBefore:         map[string]pendingStep{},
 		steppedFrom:       map[string]string{},
+		usesWritten:       map[string]time.Time{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
@@ -219,6 +253,15 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueue,
 		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+	}); err != nil {
+		return nil, err
+	}
+	// A report that changes a gate's values changes the uses of its Feature.
+	c.reportInformer = c.informers.Features().V1alpha1().FeatureReports().Informer()
+	if _, err := c.reportInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.reportChanged,
+		UpdateFunc: func(_, obj any) { c.reportChanged(obj) },
+		DeleteFunc: c.reportDeleted,
 	}); err != nil {
 		return nil, err
 	}
@@ -245,7 +288,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 
 func (c *Controller) enqueue(obj any) {
 	if f, ok := obj.(*featuresv1alpha1.Feature); ok {
-		c.queue.Add(f.Name)
+		c.queue.Add(leader.Key(f))
 	}
 }
 
@@ -255,7 +298,34 @@ func (c *Controller) enqueueAll() {
 		return
 	}
 	for _, f := range features {
-		c.queue.Add(f.Name)
+		c.queue.Add(leader.Key(f))
+	}
+}
+
+// reportChanged indexes a FeatureReport and enqueues the Features whose
+// uses it changes.
+func (c *Controller) reportChanged(obj any) {
+	r, ok := obj.(*featuresv1alpha1.FeatureReport)
+	if !ok {
+		return
+	}
+	for _, gate := range c.reports.Set(reports.NewReport(r)) {
+		c.queue.Add(r.Namespace + "/" + gatename.ObjectName(gate))
+	}
+}
+
+// reportDeleted drops a FeatureReport from the index and enqueues the
+// Features it reported to.
+func (c *Controller) reportDeleted(obj any) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	r, ok := obj.(*featuresv1alpha1.FeatureReport)
+	if !ok {
+		return
+	}
+	for _, gate := range c.reports.Delete(r.Namespace + "/" + r.Name) {
+		c.queue.Add(r.Namespace + "/" + gatename.ObjectName(gate))
 	}
 }
 
@@ -269,14 +339,16 @@ func (c *Controller) Run(ctx context.Context) {
 	c.informers.Start(ctx.Done())
 	go c.leaseInformer.RunWithContext(ctx)
 	go c.tombstoneInformer.RunWithContext(ctx)
+	go c.nodeLeaseInformer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), c.informers.Features().V1alpha1().Features().Informer().HasSynced,
-		c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced) {
+		c.reportInformer.HasSynced, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced) {
 		return
 	}
 	// Liveness changes without lease events when a lease stops being
 	// renewed: look at every Feature again every half window.
 	go wait.UntilWithContext(ctx, func(ctx context.Context) {
 		c.forgetDepartures(ctx)
+		c.deleteExpiredReports(ctx)
 		c.enqueueAll()
 	}, c.opts.LivenessWindow/2)
 	for range c.opts.Workers {
@@ -402,19 +474,33 @@ func (c *Controller) syncUnknown(ctx context.Context, f *featuresv1alpha1.Featur
 // leader; retire a Feature under an old name; make desired state follow the
 // voters' configuration (a spec write, which brings the Feature back);
 // compute the next status (nextStatus); write it if it changed.
-func (c *Controller) sync(ctx context.Context, name string) (time.Duration, error) {
-	f, err := c.lister.Features(KubeNamespace).Get(name)
+func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	stored, err := c.lister.Features(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	if c.steppedFromCopy(f) {
+	if c.steppedFromCopy(stored) {
 		// Our own write of this Feature has not reached the informer yet;
 		// its event brings the Feature back. Stepping from the old copy
 		// would redo the last step and fail to write.
 		return time.Second, nil
+	}
+	now := c.clock.Now()
+	// Every pass decides from the uses the live reports make now.
+	f, usesChange, err := c.withLiveUses(stored, now)
+	if err != nil {
+		return 0, err
+	}
+	if namespace != KubeNamespace {
+		// Features of third parties: the uses only.
+		return c.syncUses(ctx, stored, f, usesChange)
 	}
 	spec, knows := c.spec(f.Spec.Gate)
 	if !knows {
@@ -428,15 +514,41 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if current := gatename.ObjectName(f.Spec.Gate); f.Name != current {
 		return c.retireRenamed(ctx, f, current)
 	}
-	now := c.clock.Now()
 	vote, err := c.desiredState(ctx, f, now)
 	if err != nil || vote.specWritten {
 		return 0, err // the spec's update event brings the Feature back
 	}
 	var after outbox
 	status, requeue := c.nextStatus(ctx, f, spec, vote, now, &after)
-	if err := c.writeStatus(ctx, f, status, &after); err != nil {
+	if wait := c.holdSampleChange(stored, status, now); wait > 0 && (requeue == 0 || wait < requeue) {
+		requeue = wait
+	}
+	if err := c.writeStatus(ctx, stored, status, &after); err != nil {
 		return 0, err
+	}
+	if d := usesChange.Sub(now); !usesChange.IsZero() && (requeue == 0 || d < requeue) {
+		requeue = max(d, 0) + time.Second
+	}
+	return requeue, nil
+}
+
+// syncUses keeps the uses of a Feature outside kube-system, which no
+// transition drives, equal to what the live reports make, as its leader.
+func (c *Controller) syncUses(ctx context.Context, stored, f *featuresv1alpha1.Feature, usesChange time.Time) (time.Duration, error) {
+	leads := c.elector.Leads(f, true)
+	c.elector.Observe(leader.Key(f), leads)
+	if !leads {
+		return 0, nil
+	}
+	now := c.clock.Now()
+	status := f.Status.DeepCopy()
+	requeue := c.holdSampleChange(stored, status, now)
+	var after outbox
+	if err := c.writeStatus(ctx, stored, status, &after); err != nil {
+		return 0, err
+	}
+	if d := usesChange.Sub(now); !usesChange.IsZero() && (requeue == 0 || d < requeue) {
+		requeue = max(d, 0) + time.Second
 	}
 	return requeue, nil
 }
@@ -446,7 +558,7 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 func (c *Controller) steppedFromCopy(f *featuresv1alpha1.Feature) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return f.ResourceVersion != "" && c.steppedFrom[f.Name] == f.ResourceVersion
+	return f.ResourceVersion != "" && c.steppedFrom[leader.Key(f)] == f.ResourceVersion
 }
 
 // vote is the outcome of the voters' configuration for one Feature.
@@ -570,19 +682,25 @@ func (c *Controller) reenterOnResidue(f *featuresv1alpha1.Feature, status *featu
 // writeStatus stores status unless it is unchanged, then records what after
 // holds; the state gauge follows status either way.
 func (c *Controller) writeStatus(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, after *outbox) error {
-	c.observeState(f.Name, status.State)
+	if f.Namespace == KubeNamespace {
+		c.observeState(f.Name, status.State)
+	}
 	if apiequality.Semantic.DeepEqual(status, &f.Status) {
 		after.flush()
 		return nil
 	}
 	updated := f.DeepCopy()
 	updated.Status = *status
-	if _, err := c.client.FeaturesV1alpha1().Features(KubeNamespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
+	if _, err := c.client.FeaturesV1alpha1().Features(f.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
 		return err
 	}
 	after.flush()
+	key := leader.Key(f)
 	c.mu.Lock()
-	c.steppedFrom[f.Name] = f.ResourceVersion
+	c.steppedFrom[key] = f.ResourceVersion
+	if !apiequality.Semantic.DeepEqual(status.Uses, f.Status.Uses) {
+		c.usesWritten[key] = c.clock.Now()
+	}
 	c.mu.Unlock()
 	return nil
 }
@@ -723,11 +841,6 @@ func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, 
 		return wait.Jitter(min(time.Second<<min(active.Attempts, 8), 5*time.Minute), 0.5)
 	}
 	active.Progress, active.Message, active.Checkpoint = out.Progress, out.Message, out.Checkpoint
-	if out.ResetUses {
-		status.Uses = nil
-		reset := metav1.NewTime(now)
-		status.UsesResetTime = &reset
-	}
 	if !out.Done {
 		return out.RequeueAfter
 	}
@@ -748,7 +861,7 @@ func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, 
 // tasksFor returns the tasks of a gate's transition into target: WaitForUses,
 // then what the lifecycle registry declares.
 func (c *Controller) tasksFor(gate string, target featuresv1alpha1.FeatureState) []tasks.Task {
-	list := []tasks.Task{tasks.WaitForUses{Period: c.opts.WaitForUsesPeriod}}
+	list := []tasks.Task{tasks.WaitForUses{}}
 	lc := c.opts.Lifecycles[featuregate.Feature(gate)]
 	if target == featuresv1alpha1.FeatureStateTurningOn {
 		return append(list, lc.OnEnable...)

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,11 +37,13 @@ import (
 	"k8s.io/component-base/featuregate"
 	metricstestutil "k8s.io/component-base/metrics/testutil"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	featuresfake "k8s.io/features/client/clientset/versioned/fake"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/leader"
+	"k8s.io/featureflags/pkg/featurelifecycle/reports"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	"k8s.io/featureflags/pkg/featurelifecycle/transition"
 	"k8s.io/featureflags/pkg/features"
@@ -76,6 +79,21 @@ type harness struct {
 	controllers map[string]*Controller
 	// env is what the controllers lend tasks.
 	env tasks.Env
+	// reports, when not nil, are the FeatureReports the controllers see;
+	// when nil, they see reports that say what the stored uses say.
+	reports []*featuresv1alpha1.FeatureReport
+}
+
+// report returns a FeatureReport of TestGate=enabled by component's
+// process identity, renewed now for 40 s.
+func (h *harness) report(component, identity string, enabled bool) *featuresv1alpha1.FeatureReport {
+	renew := metav1.NewMicroTime(h.clock.Now())
+	seconds := int32(40)
+	return &featuresv1alpha1.FeatureReport{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: featuresv1alpha1.FeatureReportName(component, identity)},
+		Spec: featuresv1alpha1.FeatureReportSpec{Component: component, Identity: identity, RenewTime: &renew, LeaseDurationSeconds: &seconds,
+			Gates: []featuresv1alpha1.FeatureReportGate{{Name: "TestGate", Enabled: enabled}}},
+	}
 }
 
 // advance moves the clock; every controller's apiserver renews its lease.
@@ -176,7 +194,8 @@ func (h *harness) sync(c *Controller) (*featuresv1alpha1.Feature, time.Duration)
 	if err := c.tombstoneInformer.GetIndexer().Replace(objs, ""); err != nil {
 		h.t.Fatal(err)
 	}
-	requeue, err := c.sync(ctx, "test-gate")
+	h.reportUses(c, f)
+	requeue, err := c.sync(ctx, "kube-system/test-gate")
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -184,10 +203,31 @@ func (h *harness) sync(c *Controller) (*featuresv1alpha1.Feature, time.Duration)
 	return f, requeue
 }
 
+// reportUses makes c's index of FeatureReports say what f's uses say, as
+// if every reporter listed there had reported that value now: tests
+// change what components report by changing the stored uses.
+func (h *harness) reportUses(c *Controller, f *featuresv1alpha1.Feature) {
+	c.reports = reports.NewIndex()
+	if h.reports != nil {
+		for _, r := range h.reports {
+			c.reports.Set(reports.NewReport(r))
+		}
+		return
+	}
+	for _, u := range f.Status.Uses {
+		for _, id := range u.Reporters {
+			r := h.report(u.Component, id, u.Enabled)
+			r.Spec.Gates[0].Name = f.Spec.Gate
+			c.reports.Set(reports.NewReport(r))
+		}
+	}
+}
+
 // TestControllerTurnsOffWithTasks walks a Feature from On to Off: desired
-// state follows the apiserver's configuration, WaitForUses resets uses and
-// waits, a flaky registered task is retried with attempts and messages, and a
-// new leader resumes it from the checkpoint.
+// state follows the apiserver's configuration, WaitForUses waits while a
+// live component reports the old value and no longer once its report
+// expired, a flaky registered task is retried with attempts and messages,
+// and a new leader resumes it from the checkpoint.
 func TestControllerTurnsOffWithTasks(t *testing.T) {
 	t.Parallel()
 	failures := 2
@@ -205,33 +245,32 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 	}
 	f, requeue := h.sync(a)
 	if f.Status.State != "TurningOff" || len(f.Status.Tasks) != 2 || f.Status.Tasks[0].Name != tasks.WaitForUsesName ||
-		f.Status.Tasks[1].Name != "count-to-three" || f.Status.Uses != nil || f.Status.UsesResetTime == nil || requeue != time.Minute {
-		t.Fatalf("entering TurningOff: %+v, requeue %v", f.Status, requeue)
+		f.Status.Tasks[1].Name != "count-to-three" || requeue != 5*time.Second ||
+		!strings.Contains(f.Status.Tasks[0].Message, "still reporting enabled=true: kubelet (node-1)") {
+		t.Fatalf("entering TurningOff, a live kubelet with the gate on holds WaitForUses: %+v, requeue %v", f.Status, requeue)
 	}
 	if c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged); c == nil || c.Status != metav1.ConditionFalse {
 		t.Fatalf("Converged must be False mid-transition: %+v", f.Status.Conditions)
 	}
 
-	// The kubelet re-reports the old value: WaitForUses holds.
-	h.advance(2 * time.Minute)
-	f.Status.Uses = []featuresv1alpha1.FeatureUse{{Component: "kubelet", Enabled: true, Reporters: []string{"node-1"}}}
-	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").UpdateStatus(context.Background(), f, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
+	// From now on the reports are what the test says: the kubelet's was
+	// renewed now for 40 s, and is not renewed again (the kubelet is gone).
+	h.reports = []*featuresv1alpha1.FeatureReport{h.report("kube-apiserver", "apiserver-a", false), h.report("kubelet", "node-1", true)}
+	h.advance(30 * time.Second)
+	f, requeue = h.sync(a)
+	if f.Status.Tasks[0].Name != tasks.WaitForUsesName || !strings.Contains(f.Status.Tasks[0].Message, "kubelet (node-1)") || requeue != 5*time.Second {
+		t.Fatalf("a live report with the old value holds WaitForUses: %+v, requeue %v", f.Status.Tasks[0], requeue)
 	}
-	f, _ = h.sync(a)
-	if f.Status.Tasks[0].Name != tasks.WaitForUsesName || !strings.Contains(f.Status.Tasks[0].Message, "kubelet (node-1)") {
-		t.Fatalf("WaitForUses must name the kubelet: %+v", f.Status.Tasks[0])
-	}
-	if f.Status.Uses != nil || !strings.Contains(f.Status.Tasks[0].Message, "uses reset again") {
-		t.Fatalf("WaitForUses must reset the uses again, so that reporters that are gone drop out: %+v", f.Status)
-	}
-	// The kubelet does not report again (it was restarted with the gate
-	// off, under the same name, or removed): after another period the task
-	// is done.
-	h.advance(time.Minute)
+	// Its liveness runs out 40 s after its renewal: no fixed wait.
+	h.advance(11 * time.Second)
 	f, _ = h.sync(a)
 	if len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != "count-to-three" {
-		t.Fatalf("WaitForUses must be done: %+v", f.Status.Tasks)
+		t.Fatalf("WaitForUses must be done once the old value's last report expired: %+v", f.Status.Tasks)
+	}
+	for _, u := range f.Status.Uses {
+		if u.Component == "kubelet" {
+			t.Fatalf("an expired report must leave the uses: %+v", f.Status.Uses)
+		}
 	}
 
 	// Two failures: attempts and messages are recorded, nothing is lost.
@@ -326,7 +365,7 @@ func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
 			if err := a.informers.Features().V1alpha1().Features().Informer().GetIndexer().Update(f); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := a.sync(ctx, "test-gate"); err != nil {
+			if _, err := a.sync(ctx, "kube-system/test-gate"); err != nil {
 				t.Fatal(err)
 			}
 			f, err = h.features.FeaturesV1alpha1().Features("kube-system").Get(ctx, "test-gate", metav1.GetOptions{})
@@ -381,7 +420,8 @@ func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 	if err := a.informers.Features().V1alpha1().Features().Informer().GetIndexer().Update(f); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.sync(context.Background(), "test-gate"); !apierrors.IsConflict(err) {
+	h.reportUses(a, f)
+	if _, err := a.sync(context.Background(), "kube-system/test-gate"); !apierrors.IsConflict(err) {
 		t.Fatalf("sync with a failing status write: %v, want the conflict", err)
 	}
 	if len(recorder.Events) != 0 {
@@ -627,7 +667,7 @@ func TestControllerRetiresRenamedFeatures(t *testing.T) {
 	if err := indexer.Add(old); err != nil {
 		t.Fatal(err)
 	}
-	if requeue, err := a.sync(context.Background(), old.Name); err != nil || requeue != a.opts.Resync {
+	if requeue, err := a.sync(context.Background(), "kube-system/"+old.Name); err != nil || requeue != a.opts.Resync {
 		t.Fatalf("before the current Feature exists: requeue %v, %v; want to look again after %v", requeue, err, a.opts.Resync)
 	}
 	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), old.Name, metav1.GetOptions{}); err != nil {
@@ -637,10 +677,129 @@ func TestControllerRetiresRenamedFeatures(t *testing.T) {
 	if err := indexer.Add(current); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.sync(context.Background(), old.Name); err != nil {
+	if _, err := a.sync(context.Background(), "kube-system/"+old.Name); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), old.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the old Feature must be deleted once the current one exists: %v", err)
+	}
+}
+
+// TestControllerDeletesExpiredReports: a report that stopped being live
+// more than the retention ago is deleted by the apiserver that leads it;
+// a live one, and one that expired recently, are kept.
+func TestControllerDeletesExpiredReports(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	old := h.report("kube-controller-manager", "gone-host", true)
+	h.clock.SetTime(h.clock.Now().Add(2 * time.Hour))
+	recent := h.report("kube-controller-manager", "recent-host", true)
+	recent.Spec.RenewTime = ptr.To(metav1.NewMicroTime(h.clock.Now().Add(-10 * time.Minute)))
+	live := h.report("kube-scheduler", "live-host", true)
+	h.features = featuresfake.NewClientset(old, recent, live)
+	a := h.controller("apiserver-a", true)
+	for _, r := range []*featuresv1alpha1.FeatureReport{old, recent, live} {
+		if err := a.reportInformer.GetIndexer().Add(r); err != nil {
+			t.Fatal(err)
+		}
+		a.reports.Set(reports.NewReport(r))
+	}
+	a.deleteExpiredReports(context.Background())
+	list, err := h.features.FeaturesV1alpha1().FeatureReports("kube-system").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range list.Items {
+		names = append(names, r.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"kube-controller-manager.recent-host", "kube-scheduler.live-host"}; !slices.Equal(names, want) {
+		t.Fatalf("reports left %v, want %v", names, want)
+	}
+}
+
+// TestControllerHoldsSampleChanges: a change of the uses that only moves
+// reporters in or out of a sample is written at most every sampleRefresh,
+// so that many reporters restarting one after the other write the Feature
+// a bounded number of times; a pair that goes is written at once.
+func TestControllerHoldsSampleChanges(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.features = featuresfake.NewClientset(testGateFeature("On", "On"))
+	h.reports = []*featuresv1alpha1.FeatureReport{h.report("kube-apiserver", "apiserver-a", true)}
+	for i := range 10 {
+		h.reports = append(h.reports, h.report("kubelet", fmt.Sprintf("node-%d", i), true))
+	}
+	a := h.controller("apiserver-a", true)
+	f, _ := h.sync(a)
+	kubelets := func(f *featuresv1alpha1.Feature) []string {
+		for _, u := range f.Status.Uses {
+			if u.Component == "kubelet" && u.Enabled {
+				return u.Reporters
+			}
+		}
+		return nil
+	}
+	sample := kubelets(f)
+	if len(sample) != 8 {
+		t.Fatalf("a sample of 8 kubelets, got %v", f.Status.Uses)
+	}
+	// A sampled kubelet's report goes: the sample would change, but the
+	// uses were just written.
+	gone := featuresv1alpha1.FeatureReportName("kubelet", sample[0])
+	h.reports = slices.DeleteFunc(h.reports, func(r *featuresv1alpha1.FeatureReport) bool { return r.Name == gone })
+	h.advance(time.Second)
+	f, requeue := h.sync(a)
+	if !slices.Equal(kubelets(f), sample) || requeue <= 0 || requeue > sampleRefresh {
+		t.Fatalf("a sample change within %v of the last write must wait: sample %v, requeue %v", sampleRefresh, kubelets(f), requeue)
+	}
+	h.advance(sampleRefresh)
+	f, _ = h.sync(a)
+	if got := kubelets(f); len(got) != 8 || slices.Contains(got, sample[0]) {
+		t.Fatalf("after %v the sample is refreshed without %s: %v", sampleRefresh, sample[0], got)
+	}
+	// Every kubelet switches off at once: the pair (kubelet, true) goes and
+	// (kubelet, false) comes, written at once.
+	for i, r := range h.reports {
+		if r.Spec.Component == "kubelet" {
+			h.reports[i] = h.report("kubelet", r.Spec.Identity, false)
+		}
+	}
+	h.advance(time.Second)
+	f, _ = h.sync(a)
+	if kubelets(f) != nil || len(f.Status.Uses) != 2 {
+		t.Fatalf("a pair that goes or comes is written at once: %+v", f.Status.Uses)
+	}
+}
+
+// TestControllerAggregatesUsesOutsideKubeSystem: a third party's Feature in
+// its own namespace gets the uses its reporters' reports make, and nothing
+// else: no transition, no state.
+func TestControllerAggregatesUsesOutsideKubeSystem(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	third := &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "acme-gate", Namespace: "acme", Generation: 1},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "AcmeGate", DesiredState: "Off", Management: "CommandLine"},
+	}
+	h.features = featuresfake.NewClientset(third)
+	a := h.controller("apiserver-a", true)
+	if err := a.informers.Features().V1alpha1().Features().Informer().GetIndexer().Add(third); err != nil {
+		t.Fatal(err)
+	}
+	r := h.report("acme-controller", "pod-1", true)
+	r.Namespace, r.Spec.Gates[0].Name = "acme", "AcmeGate"
+	a.reports.Set(reports.NewReport(r))
+	if _, err := a.sync(context.Background(), "acme/acme-gate"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := h.features.FeaturesV1alpha1().Features("acme").Get(context.Background(), "acme-gate", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Status.Uses) != 1 || f.Status.Uses[0].Component != "acme-controller" || !f.Status.Uses[0].Enabled ||
+		!slices.Equal(f.Status.Uses[0].Reporters, []string{"pod-1"}) || f.Status.State != "" || len(f.Status.Conditions) != 0 {
+		t.Fatalf("a third party's Feature gets its uses and nothing else: %+v", f.Status)
 	}
 }

@@ -232,7 +232,7 @@ func (s *residueScanner) scan(ctx context.Context, store migrator.Store, gr sche
 			continue
 		}
 		s.found[feature] = residueFound{*f, gr.String()}
-		s.c.queue.Add(feature)
+		s.c.queue.Add(KubeNamespace + "/" + feature)
 	}
 	return read, nil
 }

@@ -128,3 +128,47 @@ type FeatureList struct {
 
 	Items []Feature
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// FeatureReport is what one process of a component found when it checked
+// feature gates. See the external type in k8s.io/features/api/v1alpha1 for
+// field documentation.
+type FeatureReport struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec FeatureReportSpec
+}
+
+// FeatureReportSpec is what a process reports and how long it counts.
+type FeatureReportSpec struct {
+	Component            string
+	Identity             string
+	Gates                []FeatureReportGate
+	RenewTime            *metav1.MicroTime
+	LeaseDurationSeconds *int32
+	HolderLease          *FeatureReportLease
+}
+
+// FeatureReportGate is one gate a process checked and the value it found.
+type FeatureReportGate struct {
+	Name    string
+	Enabled bool
+}
+
+// FeatureReportLease names a coordination.k8s.io Lease.
+type FeatureReportLease struct {
+	Namespace string
+	Name      string
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// FeatureReportList is a list of FeatureReports.
+type FeatureReportList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []FeatureReport
+}

@@ -31,7 +31,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilcompatibility "k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -75,14 +75,36 @@ func Install(component string) *reportinggate.Gate {
 }
 
 // Identity returns a reporter identity for a process of a component that has
-// no identity of its own: the host name and a random suffix, as leader
-// election uses.
+// no identity of its own (kube-controller-manager, kube-scheduler): the host
+// name, lower-cased, with what a DNS subdomain cannot hold replaced by '-'.
+// A process restarted on the same host keeps it, so its new report replaces
+// the old one at once instead of waiting for the old one to expire.
 func Identity() string {
 	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "unknown"
+	if err != nil {
+		host = ""
 	}
-	return host + "_" + string(uuid.NewUUID())
+	return DNSSubdomain(host)
+}
+
+// DNSSubdomain returns s lower-cased, with every character a DNS-1123
+// subdomain cannot hold replaced by '-', trimmed of leading and trailing
+// '-' and '.', and cut to 253 characters; "unknown" when nothing is left.
+func DNSSubdomain(s string) string {
+	b := []byte(strings.ToLower(s))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			b[i] = '-'
+		}
+	}
+	out := strings.Trim(string(b), "-.")
+	if len(out) > 253 {
+		out = strings.Trim(out[:253], "-.")
+	}
+	if out == "" || len(validation.IsDNS1123Subdomain(out)) > 0 {
+		return "unknown"
+	}
+	return out
 }
 
 // StartInBackground starts reporting with a client for config and returns at
@@ -160,8 +182,8 @@ func clientConfig(master, kubeconfig string) (*rest.Config, error) {
 
 // AddFlags adds the reporter's flags to fs.
 func AddFlags(fs *pflag.FlagSet, opts *reportinggate.ReporterOptions) {
-	fs.Float32Var(&opts.QPS, "feature-use-report-qps", 0, "Maximum number of writes per second this process makes to report which feature gates it checked (features.k8s.io, KEP-3920). 0 means the default: 50 for kube-apiserver, 5 for other components.")
-	fs.IntVar(&opts.Burst, "feature-use-report-burst", 0, "Maximum burst of writes to report which feature gates this process checked. 0 means the default: 100 for kube-apiserver, 10 for other components.")
+	fs.Float32Var(&opts.QPS, "feature-use-report-qps", 0, "Maximum number of writes per second this process makes to report which feature gates it checked (features.k8s.io, KEP-3920). 0 means the default, 5.")
+	fs.IntVar(&opts.Burst, "feature-use-report-burst", 0, "Maximum burst of writes to report which feature gates this process checked. 0 means the default, 10.")
 }
 
 // WaitForFile waits until a file exists, for clients whose kubeconfig is

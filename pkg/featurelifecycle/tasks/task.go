@@ -60,8 +60,6 @@ type Outcome struct {
 	Done bool
 	// Progress, Message and Checkpoint replace the task's fields.
 	Progress, Message, Checkpoint string
-	// ResetUses clears status.uses and sets usesResetTime in the same write.
-	ResetUses bool
 	// RequeueAfter is when to step again (0: at the next event or resync).
 	RequeueAfter time.Duration
 }

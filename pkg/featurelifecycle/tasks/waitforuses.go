@@ -29,15 +29,23 @@ import (
 // WaitForUsesName is the name of the WaitForUses task.
 const WaitForUsesName = "wait-for-uses"
 
-// WaitForUses is the first task of every transition: it clears status.uses,
-// waits Period so that every component has re-reported, and is done when no
-// component reports the value the feature is leaving. While some do, it
-// clears status.uses again every Period, so that reporters that have gone
-// (restarted under another identity, removed) stop holding it.
-type WaitForUses struct {
-	// Period is how long to wait after the reset before judging the uses.
-	Period time.Duration
-}
+// waitForUsesRecheck is how often WaitForUses looks again without an event:
+// a change of the uses (a reporter switched or stopped being live) steps it
+// at once.
+const waitForUsesRecheck = 5 * time.Second
+
+// WaitForUsesSettle is the least time WaitForUses waits, so that reports
+// written just before the transition began (a component that started with
+// the old value a moment ago) reach the leader before it judges the uses.
+const WaitForUsesSettle = 5 * time.Second
+
+// WaitForUses is the first task of every transition: it is done as soon as
+// no live component reports the value the feature is leaving. status.uses
+// holds only live reports (kube-apiserver aggregates them from the
+// components' FeatureReports, dropping a report once its liveness expires),
+// so the task finishes when the last component with the old value reports
+// the new one or is gone, within its liveness window.
+type WaitForUses struct{}
 
 var _ Task = WaitForUses{}
 
@@ -45,52 +53,38 @@ var _ Task = WaitForUses{}
 func (WaitForUses) Name() string { return WaitForUsesName }
 
 // Description describes the task.
-func (w WaitForUses) Description() string {
-	return fmt.Sprintf("Clear status.uses, wait %s for components to report again, and wait until none reports the old value.", w.Period)
+func (WaitForUses) Description() string {
+	return "Wait until no live component reports the value the feature is leaving."
 }
 
-// Step resets the uses the first time (checkpoint empty), waits out the
-// period, and is done if no use has the old value; otherwise it resets the
-// uses again and waits another period.
-func (w WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error) {
-	if t.Checkpoint == "" {
-		return Outcome{
-			ResetUses:    true,
-			Checkpoint:   now.UTC().Format(time.RFC3339),
-			Progress:     "uses reset",
-			Message:      fmt.Sprintf("waiting %s for components to report again", w.Period),
-			RequeueAfter: w.Period,
-		}, nil
-	}
-	reset, err := time.Parse(time.RFC3339, t.Checkpoint)
-	if err != nil {
-		// A checkpoint we cannot read: start over.
-		return Outcome{ResetUses: true, Checkpoint: now.UTC().Format(time.RFC3339), RequeueAfter: w.Period}, nil
-	}
-	waited := now.Sub(reset)
-	if waited < w.Period {
-		return Outcome{
-			Checkpoint:   t.Checkpoint,
-			Progress:     fmt.Sprintf("%s of %s", waited.Round(time.Second), w.Period),
-			Message:      t.Message,
-			RequeueAfter: w.Period - waited,
-		}, nil
+// Step is done when no use has the old value and WaitForUsesSettle has
+// passed since the wait began (the checkpoint); otherwise it names the
+// components that still report the old value.
+func (WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error) {
+	started := t.Checkpoint
+	if _, err := time.Parse(time.RFC3339, started); err != nil {
+		started = now.UTC().Format(time.RFC3339)
 	}
 	old := f.Status.State == featuresv1alpha1.FeatureStateTurningOff // the value being left
+	since, _ := time.Parse(time.RFC3339, started)
+	waited := now.Sub(since)
 	if holders := holdersOf(f.Status.Uses, old); holders != "" {
-		// Reporters only join status.uses between resets: one that has
-		// gone since (a kube-controller-manager restarted with the new
-		// value reports under a new identity) would hold the task forever.
-		// Reset again: only the reporters that still run report again.
 		return Outcome{
-			ResetUses:    true,
-			Checkpoint:   now.UTC().Format(time.RFC3339),
-			Progress:     "uses reset again",
-			Message:      fmt.Sprintf("still reporting enabled=%t %s after the last reset: %s; uses reset again, so that reporters that are gone drop out", old, waited.Round(time.Second), holders),
-			RequeueAfter: w.Period,
+			Checkpoint:   started,
+			Progress:     fmt.Sprintf("waiting %s", waited.Round(time.Second)),
+			Message:      fmt.Sprintf("still reporting enabled=%t: %s; waiting until they report enabled=%t or stop being live", old, holders, !old),
+			RequeueAfter: waitForUsesRecheck,
 		}, nil
 	}
-	return Outcome{Done: true, Checkpoint: t.Checkpoint, Progress: "done", Message: fmt.Sprintf("no component reports enabled=%t", old)}, nil
+	if waited < WaitForUsesSettle {
+		return Outcome{
+			Checkpoint:   started,
+			Progress:     fmt.Sprintf("waiting %s", waited.Round(time.Second)),
+			Message:      fmt.Sprintf("no live component reports enabled=%t; letting reports in flight arrive", old),
+			RequeueAfter: WaitForUsesSettle - waited,
+		}, nil
+	}
+	return Outcome{Done: true, Checkpoint: started, Progress: "done", Message: fmt.Sprintf("no live component reports enabled=%t", old)}, nil
 }
 
 // holdersOf names the components reporting value and a few of their

@@ -26,48 +26,53 @@ import (
 )
 
 func TestWaitForUses(t *testing.T) {
-	w := WaitForUses{Period: time.Minute}
+	w := WaitForUses{}
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	f := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff}}
+	f := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{
+		State: featuresv1alpha1.FeatureStateTurningOff,
+		Uses: []featuresv1alpha1.FeatureUse{
+			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"a"}},
+			{Component: "kubelet", Enabled: true, Reporters: []string{"n5", "n1", "n3", "n2"}},
+		},
+	}}
 	task := Status(w)
 
 	out, err := w.Step(context.Background(), Env{}, f, task, t0)
-	if err != nil || !out.ResetUses || out.Done || out.Checkpoint != "2026-11-22T12:00:00Z" || out.RequeueAfter != time.Minute {
-		t.Fatalf("first step must reset the uses and wait: %+v %v", out, err)
+	if err != nil || out.Done || out.Checkpoint != "2026-11-22T12:00:00Z" || out.RequeueAfter != waitForUsesRecheck ||
+		!strings.Contains(out.Message, "still reporting enabled=true: kubelet (n1, n2, n3 +1); waiting until they report enabled=false or stop being live") {
+		t.Fatalf("a live kubelet with the old value must hold the task, named: %+v %v", out, err)
 	}
 	task.Checkpoint = out.Checkpoint
 
 	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(20*time.Second))
-	if out.Done || out.ResetUses || out.RequeueAfter != 40*time.Second || out.Progress != "20s of 1m0s" {
-		t.Fatalf("within the period it must wait: %+v", out)
+	if out.Done || out.Checkpoint != task.Checkpoint || out.Progress != "waiting 20s" {
+		t.Fatalf("the wait keeps its start and counts from it: %+v", out)
 	}
 
-	f.Status.Uses = []featuresv1alpha1.FeatureUse{
-		{Component: "kube-apiserver", Enabled: false, Reporters: []string{"a"}},
-		{Component: "kubelet", Enabled: true, Reporters: []string{"n5", "n1", "n3", "n2"}},
-	}
-	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(2*time.Minute))
-	if out.Done || !out.ResetUses || out.Checkpoint != "2026-11-22T12:02:00Z" || out.RequeueAfter != time.Minute ||
-		!strings.Contains(out.Message, "still reporting enabled=true 2m0s after the last reset: kubelet (n1, n2, n3 +1); uses reset again") {
-		t.Fatalf("an old value held by the kubelet must hold the task and reset the uses again: %+v", out)
-	}
-	task.Checkpoint, task.Message = out.Checkpoint, out.Message
-
-	// The next round waits its whole period and keeps naming the holders.
+	// The last kubelet with the old value switched (or its report expired):
+	// done at once, with no fixed period.
 	f.Status.Uses = f.Status.Uses[:1]
-	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(2*time.Minute+30*time.Second))
-	if out.Done || out.ResetUses || out.RequeueAfter != 30*time.Second || !strings.Contains(out.Message, "kubelet (n1") {
-		t.Fatalf("within the second round it must wait: %+v", out)
-	}
-	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(3*time.Minute))
-	if !out.Done {
+	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(21*time.Second))
+	if !out.Done || out.Message != "no live component reports enabled=true" {
 		t.Fatalf("no old value left: the task is done: %+v", out)
+	}
+
+	// With nothing reported the task still lets reports in flight arrive.
+	empty := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff}}
+	out, _ = w.Step(context.Background(), Env{}, empty, Status(w), t0)
+	if out.Done || out.RequeueAfter != WaitForUsesSettle {
+		t.Fatalf("no use at all: done only after the settle time: %+v", out)
+	}
+	settling := Status(w)
+	settling.Checkpoint = out.Checkpoint
+	if out, _ = w.Step(context.Background(), Env{}, empty, settling, t0.Add(WaitForUsesSettle)); !out.Done {
+		t.Fatalf("no use at all, settled: done: %+v", out)
 	}
 
 	// Turning on, the old value is false.
 	f.Status.State = featuresv1alpha1.FeatureStateTurningOn
-	out, _ = w.Step(context.Background(), Env{}, f, task, t0.Add(3*time.Minute))
-	if out.Done || !out.ResetUses || !strings.Contains(out.Message, "enabled=false 1m0s after the last reset: kube-apiserver (a)") {
+	out, _ = w.Step(context.Background(), Env{}, f, Status(w), t0)
+	if out.Done || !strings.Contains(out.Message, "still reporting enabled=false: kube-apiserver (a)") {
 		t.Fatalf("turning on, a component with the gate off holds the task: %+v", out)
 	}
 }

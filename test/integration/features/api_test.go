@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -332,9 +333,13 @@ func (e *env) testDiscovery(t *testing.T) {
 			if r.Name == "features" && (!r.Namespaced || r.Kind != "Feature" || !strings.Contains(strings.Join(r.ShortNames, ","), "feat")) {
 				t.Errorf("unexpected discovery of features: %+v", r)
 			}
+			if r.Name == "featurereports" && (!r.Namespaced || r.Kind != "FeatureReport" || !slices.Contains(r.ShortNames, "featrep")) {
+				t.Errorf("unexpected discovery of featurereports: %+v", r)
+			}
 		}
 	}
-	if strings.Join(names, ",") != "features,features/status" {
+	slices.Sort(names)
+	if strings.Join(names, ",") != "featurereports,features,features/status" {
 		t.Fatalf("features.k8s.io/v1alpha1 resources %v", names)
 	}
 	for _, gv := range []string{"apps/v1", "batch/v1", "autoscaling/v2", "coordination.k8s.io/v1"} {

@@ -18,7 +18,6 @@ package features
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -72,8 +71,9 @@ func waitForUse(t *testing.T, client featuresclient.Interface, gate, component s
 
 // TestComponentsReportUses runs our kube-apiserver, kube-controller-manager
 // and kube-scheduler as processes: each ends up in the uses of gates it
-// checks, with the value it was started with, re-reports after a reset, and
-// may write nothing but its own entries.
+// checks, with the value it was started with (kube-apiserver aggregates
+// their FeatureReports), the uses come back after someone clears them, and
+// a reporter may write nothing but its own report.
 func TestComponentsReportUses(t *testing.T) {
 	apiserver := framework.StartAPIServerProcess(t, "apiserver", framework.SharedEtcd().Prefix, lifecycleFlags...)
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
@@ -105,7 +105,7 @@ func TestComponentsReportUses(t *testing.T) {
 		t.Fatalf("kube-apiserver reported as %v, want its identity lease %s", f.Status.Uses[i].Reporters, leases.Items[0].Name)
 	}
 
-	t.Run("re-report after a reset", func(t *testing.T) {
+	t.Run("uses come back after they are cleared", func(t *testing.T) {
 		for _, gate := range []string{kcmGate, schedulerGate} {
 			clearUses(t, admin, gate)
 		}
@@ -113,59 +113,55 @@ func TestComponentsReportUses(t *testing.T) {
 		waitForUse(t, admin, schedulerGate, "kube-scheduler", false, time.Minute)
 	})
 
-	t.Run("reporters write only their own entries", func(t *testing.T) {
+	t.Run("reporters write only their own report", func(t *testing.T) {
 		ctx := context.Background()
 		asKCM := featuresclient.NewForConfigOrDie(apiserver.ClientConfigFor(framework.KubeControllerManagerToken))
 		asNode := featuresclient.NewForConfigOrDie(apiserver.ClientConfigFor(framework.NodeToken))
-		name := gatename.ObjectName(schedulerGate)
-
-		forbidden := func(what string, client featuresclient.Interface, mutate func(*featuresv1alpha1.Feature), wantInMessage string) {
-			t.Helper()
-			f, err := client.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				t.Fatalf("%s: reading the Feature: %v", what, err)
+		report := func(component, identity string, gates ...featuresv1alpha1.FeatureReportGate) *featuresv1alpha1.FeatureReport {
+			renew := metav1.NewMicroTime(time.Now())
+			return &featuresv1alpha1.FeatureReport{
+				ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureReportName(component, identity)},
+				Spec: featuresv1alpha1.FeatureReportSpec{Component: component, Identity: identity, Gates: gates, RenewTime: &renew,
+					HolderLease: &featuresv1alpha1.FeatureReportLease{Namespace: "kube-node-lease", Name: identity}},
 			}
-			mutate(f)
-			_, err = client.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{})
+		}
+		on := featuresv1alpha1.FeatureReportGate{Name: schedulerGate, Enabled: true}
+		forbidden := func(what string, err error, wantInMessage string) {
+			t.Helper()
 			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), wantInMessage) {
 				t.Errorf("%s: expected 403 mentioning %q, got %v", what, wantInMessage, err)
 			}
 		}
-		forbidden("kcm changes the scheduler's entry", asKCM, func(f *featuresv1alpha1.Feature) {
-			for i := range f.Status.Uses {
-				if f.Status.Uses[i].Component == "kube-scheduler" {
-					f.Status.Uses[i].Enabled = true
-				}
-			}
-		}, "kube-scheduler")
-		forbidden("kcm sets the state", asKCM, func(f *featuresv1alpha1.Feature) {
-			f.Status.State = featuresv1alpha1.FeatureStateOff
-		}, "status.state")
-		forbidden("a node reports under another node's name", asNode, func(f *featuresv1alpha1.Feature) {
-			f.Status.Uses = append(f.Status.Uses, featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-2"}, FirstReportTime: metav1.Now()})
-		}, "node-2")
+		_, err := asKCM.FeaturesV1alpha1().FeatureReports("kube-system").Create(ctx, report("kube-scheduler", "host-x", on), metav1.CreateOptions{})
+		forbidden("kcm writes a scheduler's report", err, "kube-scheduler")
+		_, err = asNode.FeaturesV1alpha1().FeatureReports("kube-system").Create(ctx, report("kubelet", "node-2", on), metav1.CreateOptions{})
+		forbidden("a node reports under another node's name", err, "node-2")
 
-		// Duplicate keys in uses are refused by the strategy's validation
-		// (422, which runs before validating admission), even when only the
-		// reporter's own entries change, which admission would allow.
-		f, err := asKCM.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+		// Nobody but kube-apiserver writes the status of a Feature: RBAC
+		// grants components no features/status any more, and admission
+		// refuses it to whoever RBAC lets through.
+		f, err := asKCM.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(schedulerGate), metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		dup := featuresv1alpha1.FeatureUse{Component: "kube-controller-manager", Enabled: true, Reporters: []string{"kcm-a"}, FirstReportTime: metav1.Now()}
-		f.Status.Uses = append(f.Status.Uses, dup, dup)
+		f.Status.State = featuresv1alpha1.FeatureStateOff
 		_, err = asKCM.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{})
-		expectInvalid(t, "kcm sends its own entry twice", err, fmt.Sprintf("status.uses[%d]", len(f.Status.Uses)-1))
+		forbidden("kcm sets the state", err, "features/status")
 
-		// A node may add its own entry; RBAC lets components read but not
+		// A report with a gate twice is refused by validation (422, which
+		// runs before validating admission).
+		_, err = asKCM.FeaturesV1alpha1().FeatureReports("kube-system").Create(ctx, report("kube-controller-manager", "host-x", on, on), metav1.CreateOptions{})
+		expectInvalid(t, "kcm reports a gate twice", err, "spec.gates[1].name")
+
+		// A node writes its own report, and kube-apiserver aggregates it
+		// into the Feature's uses; RBAC lets components read but not
 		// create Features.
-		f, err = asNode.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
+		if _, err := asNode.FeaturesV1alpha1().FeatureReports("kube-system").Create(ctx, report("kubelet", "node-1", on), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("node-1 writing its own report: %v", err)
 		}
-		f.Status.Uses = append(f.Status.Uses, featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-1"}, FirstReportTime: metav1.Now()})
-		if _, err := asNode.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {
-			t.Errorf("node-1 adding its own entry: %v", err)
+		f = waitForUse(t, admin, schedulerGate, "kubelet", true, time.Minute)
+		if i := slices.IndexFunc(f.Status.Uses, func(u featuresv1alpha1.FeatureUse) bool { return u.Component == "kubelet" }); !slices.Equal(f.Status.Uses[i].Reporters, []string{"node-1"}) {
+			t.Errorf("kubelet use listed %v, want node-1", f.Status.Uses[i].Reporters)
 		}
 		_, err = asKCM.FeaturesV1alpha1().Features("kube-system").Create(ctx, &featuresv1alpha1.Feature{
 			ObjectMeta: metav1.ObjectMeta{Name: "made-up"}, Spec: featuresv1alpha1.FeatureSpec{Gate: "MadeUp"}}, metav1.CreateOptions{})

@@ -23,10 +23,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -41,9 +43,9 @@ import (
 	"k8s.io/featureflags/test/integration/framework"
 )
 
-// Timing of the multi-apiserver test: a wait period long enough to kill the
-// leader in the middle of WaitForUses, and a liveness window just above the
-// identity leases' 10 s renewal, so that failover is quick.
+// Timing of the multi-apiserver test: a liveness window just above the
+// identity leases' 10 s renewal, so that failover is quick. (The wait
+// period bounds only reports without a lease; this test has none.)
 const (
 	multiWaitPeriod     = 20 * time.Second
 	multiLivenessWindow = 15 * time.Second
@@ -135,8 +137,10 @@ func condition(f *featuresv1alpha1.Feature, condType string) *metav1.Condition {
 //   - a rolling flag change through the three apiservers moves the Feature
 //     exactly once, On -> TurningOff -> Off, and back On -> ... without
 //     flapping, holding ConfigurationAgreed=False in between;
-//   - the leader is killed in the middle of WaitForUses; another apiserver
-//     takes over and finishes from the checkpoint, without resetting uses again;
+//   - the leader is killed in the middle of WaitForUses, held by a
+//     kube-controller-manager that still reports the gate on; another
+//     apiserver takes over from the checkpoint, and finishes within seconds
+//     of the kube-controller-manager reporting it off;
 //   - a Feature whose gate only a "newer" apiserver knows is never led by
 //     ours while the newer one is live; once it is gone, ours keep it and mark
 //     it Known=False, and delete a Feature more than 3 minor versions old.
@@ -172,16 +176,23 @@ func TestMultipleAPIServers(t *testing.T) {
 	for i := range servers[:2] {
 		rollOne(t, admin, servers[i], ids[i], "false", featuresv1alpha1.FeatureStateOn)
 	}
+	// A kube-controller-manager still runs with the gate on: its report
+	// holds WaitForUses until it reports the gate off.
+	kcm := newKCMReport(t, servers[0], transitionGate, true)
+	defer kcm.stop()
 	servers[2].Restart(t, multiFlags("false")...)
 
 	// The transition starts; kill its leader in the middle of WaitForUses.
-	var reset metav1.Time
+	var started string
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
 		if err != nil || f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Checkpoint == "" {
 			return false, nil
 		}
-		reset = *f.Status.UsesResetTime
+		if !strings.Contains(f.Status.Tasks[0].Message, "kube-controller-manager (kcm-host)") {
+			t.Fatalf("WaitForUses must name the kube-controller-manager that reports the gate on: %+v", f.Status.Tasks[0])
+		}
+		started = f.Status.Tasks[0].Checkpoint
 		return true, nil
 	})
 	if err != nil {
@@ -197,12 +208,32 @@ func TestMultipleAPIServers(t *testing.T) {
 	failover := time.Since(killed)
 	t.Logf("leader failover: %s took over %.1fs after %s was killed (liveness window %s)", hosts[next], failover.Seconds(), hosts[old], multiLivenessWindow)
 	admin = featuresclient.NewForConfigOrDie(servers[next].ClientConfig())
-	f := waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
-	if !f.Status.UsesResetTime.Equal(&reset) {
-		t.Fatalf("the new leader must resume WaitForUses from its checkpoint, not reset uses again: reset %v, now %v", reset, f.Status.UsesResetTime)
+	// The new leader steps WaitForUses from the stored checkpoint: the
+	// wait keeps its start.
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+		if err != nil || len(f.Status.Tasks) == 0 {
+			return false, nil
+		}
+		if task := f.Status.Tasks[0]; task.Name != "wait-for-uses" || task.Checkpoint != started {
+			t.Fatalf("the new leader must resume WaitForUses from its checkpoint %s: %+v", started, task)
+		}
+		known := condition(f, featuresv1alpha1.FeatureConditionKnown)
+		return known != nil && strings.Contains(known.Message, ids[next]), nil
+	})
+	if err != nil {
+		t.Fatalf("the new leader did not step the Feature: %v", err)
 	}
-	t.Logf("converged to Off %.1fs after the kill, %.1fs after the uses reset (wait period %s)",
-		time.Since(killed).Seconds(), time.Since(reset.Time).Seconds(), multiWaitPeriod)
+	// The kube-controller-manager restarts with the gate off: the
+	// transition completes within seconds, with no fixed wait.
+	switched := time.Now()
+	kcm.report(false)
+	waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
+	kcm.stop() // the kube-controller-manager goes away
+	t.Logf("converged to Off %.1fs after the kill, %.1fs after the last component switched", time.Since(killed).Seconds(), time.Since(switched).Seconds())
+	if since := time.Since(switched); since > multiLivenessWindow+5*time.Second {
+		t.Errorf("Off %v after the last component switched, want within the liveness window plus 5s", since)
+	}
 	servers[old].Start(t)
 
 	// Roll it back on.
@@ -218,6 +249,84 @@ func TestMultipleAPIServers(t *testing.T) {
 	if got := states.through(t, len(want), featuresv1alpha1.FeatureStateOn); !slices.Equal(got, want) {
 		t.Fatalf("states %v, want exactly %v (no flapping)", got, want)
 	}
+}
+
+// kcmReport is a kube-controller-manager's FeatureReport that the test
+// writes, with kube-controller-manager's credentials, and renews every 5 s
+// (lease 40 s) until stop.
+type kcmReport struct {
+	t      *testing.T
+	client featuresclient.Interface
+	gate   string
+	mu     sync.Mutex
+	value  bool
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// newKCMReport reports gate=value as kube-controller-manager kcm-host
+// through server, and keeps the report renewed.
+func newKCMReport(t *testing.T, server *framework.APIServerProcess, gate string, value bool) *kcmReport {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &kcmReport{t: t, client: featuresclient.NewForConfigOrDie(server.ClientConfigFor(framework.KubeControllerManagerToken)),
+		gate: gate, value: value, cancel: cancel, done: make(chan struct{})}
+	if err := r.write(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(r.done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(5 * time.Second):
+				_ = r.write(ctx)
+			}
+		}
+	}()
+	return r
+}
+
+// report writes the report with gate=value now.
+func (r *kcmReport) report(value bool) {
+	r.mu.Lock()
+	r.value = value
+	r.mu.Unlock()
+	if err := r.write(context.Background()); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *kcmReport) write(ctx context.Context) error {
+	r.mu.Lock()
+	value := r.value
+	r.mu.Unlock()
+	renew := metav1.NewMicroTime(time.Now())
+	report := &featuresv1alpha1.FeatureReport{
+		ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureReportName("kube-controller-manager", "kcm-host")},
+		Spec: featuresv1alpha1.FeatureReportSpec{Component: "kube-controller-manager", Identity: "kcm-host", RenewTime: &renew,
+			LeaseDurationSeconds: ptr.To[int32](40), Gates: []featuresv1alpha1.FeatureReportGate{{Name: r.gate, Enabled: value}}},
+	}
+	reports := r.client.FeaturesV1alpha1().FeatureReports("kube-system")
+	current, err := reports.Get(ctx, report.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = reports.Create(ctx, report, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	current.Spec = report.Spec
+	_, err = reports.Update(ctx, current, metav1.UpdateOptions{})
+	return err
+}
+
+func (r *kcmReport) stop() {
+	r.cancel()
+	<-r.done
+	_ = r.client.FeaturesV1alpha1().FeatureReports("kube-system").Delete(context.Background(),
+		featuresv1alpha1.FeatureReportName("kube-controller-manager", "kcm-host"), metav1.DeleteOptions{})
 }
 
 // rollOne restarts one apiserver of several with the gate set to value and
@@ -296,6 +405,16 @@ func testUnknownGates(t *testing.T, servers []*framework.APIServerProcess, ids [
 			t.Fatal(err)
 		}
 		return f
+	}
+	// The newer apiserver reports the gates it knows, as ours do.
+	renewTime := metav1.NewMicroTime(time.Now())
+	if _, err := newer.FeaturesV1alpha1().FeatureReports("kube-system").Create(ctx, &featuresv1alpha1.FeatureReport{
+		ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureReportName(featuresv1alpha1.APIServerComponent, newerID)},
+		Spec: featuresv1alpha1.FeatureReportSpec{Component: featuresv1alpha1.APIServerComponent, Identity: newerID, RenewTime: &renewTime,
+			HolderLease: &featuresv1alpha1.FeatureReportLease{Namespace: "kube-system", Name: newerID},
+			Gates:       []featuresv1alpha1.FeatureReportGate{{Name: "FeatureFromTheFuture", Enabled: true}, {Name: "FeatureFromThePast", Enabled: true}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 	future := create("FeatureFromTheFuture", "1.37")
 	ancient := create("FeatureFromThePast", "1.32")

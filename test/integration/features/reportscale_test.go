@@ -19,8 +19,10 @@ package features
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -48,6 +50,7 @@ import (
 	reportinggate "k8s.io/features/featuregate"
 	"k8s.io/features/gatename"
 
+	"k8s.io/featureflags/pkg/featurelifecycle"
 	"k8s.io/featureflags/test/integration/framework"
 )
 
@@ -72,11 +75,12 @@ const nodeLeaseRenewInterval = 10 * time.Second
 // scaleCluster is one apiserver process and its simulated kubelets.
 type scaleCluster struct {
 	apiserver *framework.APIServerProcess
-	prefix    string
-	flags     []string
-	admin     featuresclient.Interface
-	kube      kubernetes.Interface
-	etcd      *clientv3.Client
+	// prefix is the start of the apiserver's etcd keys.
+	prefix string
+	flags  []string
+	admin  featuresclient.Interface
+	kube   kubernetes.Interface
+	etcd   *clientv3.Client
 	// gates are the gates every simulated kubelet checks.
 	gates []featuregate.Feature
 	specs map[featuregate.Feature]featuregate.VersionedSpecs
@@ -84,8 +88,11 @@ type scaleCluster struct {
 	defaults map[featuregate.Feature]bool
 	nodes    []string
 	// received counts the bytes the simulated kubelets read from their
-	// connections to the apiserver (TLS records included).
-	received atomic.Int64
+	// connections to the apiserver (TLS records included); bodies counts
+	// the bytes of the bodies of the apiserver's responses (watch streams
+	// included), which is what the apiserver sends them whatever the
+	// transport.
+	received, bodies atomic.Int64
 
 	mu       sync.Mutex
 	kubelets map[string]*simKubelet
@@ -94,9 +101,11 @@ type scaleCluster struct {
 	leasesDone chan struct{}
 }
 
-// simKubelet is one simulated kubelet's reporting: its gate and the
-// context its reporter runs in.
+// simKubelet is one simulated kubelet: its client (one connection, kept
+// across restarts of its reporting), its gate and the context its reporter
+// runs in.
 type simKubelet struct {
+	client featuresclient.Interface
 	gate   *reportinggate.Gate
 	cancel context.CancelFunc
 }
@@ -128,8 +137,11 @@ func startScaleCluster(t testing.TB, n int, flags ...string) *scaleCluster {
 		c.defaults[g] = inner.Enabled(g)
 	}
 	storage := framework.SharedEtcd()
-	c.prefix = storage.Prefix
-	c.apiserver = framework.StartAPIServerProcessWithNodes(t, "apiserver", c.prefix, c.nodes, flags...)
+	c.apiserver = framework.StartAPIServerProcessWithNodes(t, "apiserver", storage.Prefix, c.nodes, flags...)
+	// Restarts with thousands of clients reconnecting take longer.
+	c.apiserver.ReadyTimeout = 10 * time.Minute
+	// The apiserver's keys start with "/" and its prefix.
+	c.prefix = "/" + strings.TrimPrefix(storage.Prefix, "/")
 	c.admin = featuresclient.NewForConfigOrDie(c.apiserver.ClientConfig())
 	c.kube = kubernetes.NewForConfigOrDie(c.apiserver.ClientConfig())
 	c.etcd, err = clientv3.New(clientv3.Config{Endpoints: []string{framework.EtcdURL()}, DialTimeout: 10 * time.Second})
@@ -251,10 +263,17 @@ func (c *scaleCluster) startKubelets(t testing.TB, off ...featuregate.Feature) t
 
 func (c *scaleCluster) startKubelet(node string, off []featuregate.Feature) error {
 	c.mu.Lock()
-	if old, ok := c.kubelets[node]; ok {
-		old.cancel()
-	}
+	k, ok := c.kubelets[node]
 	c.mu.Unlock()
+	if ok {
+		k.cancel()
+	} else {
+		client, err := c.newKubeletClient(node)
+		if err != nil {
+			return err
+		}
+		k = &simKubelet{client: client}
+	}
 	inner, err := c.newGate(off)
 	if err != nil {
 		return err
@@ -263,8 +282,22 @@ func (c *scaleCluster) startKubelet(node string, off []featuregate.Feature) erro
 	for _, g := range c.gates {
 		gate.Enabled(g)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := gate.StartWithOptions(ctx, k.client, node, kubeletReporterOptions(node)); err != nil {
+		cancel()
+		return err
+	}
+	c.mu.Lock()
+	c.kubelets[node] = &simKubelet{client: k.client, gate: gate, cancel: cancel}
+	c.mu.Unlock()
+	return nil
+}
+
+// newKubeletClient returns a client of node's own, with its credentials
+// and its own connection, counted.
+func (c *scaleCluster) newKubeletClient(node string) (featuresclient.Interface, error) {
 	config := c.apiserver.ClientConfigFor(framework.NodeTokenFor(node))
-	// Its own connection, counted. A kubelet's client defaults.
+	// A kubelet's client defaults.
 	config.QPS, config.Burst = 50, 100
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	config.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
@@ -274,19 +307,35 @@ func (c *scaleCluster) startKubelet(node string, off []featuregate.Feature) erro
 		}
 		return &countingConn{Conn: conn, read: &c.received}, nil
 	}
-	client, err := featuresclient.NewForConfig(config)
-	if err != nil {
-		return err
+	config.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return bodyCounter{next: rt, read: &c.bodies}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := gate.Start(ctx, client, node); err != nil {
-		cancel()
-		return err
+	return featuresclient.NewForConfig(config)
+}
+
+// bodyCounter counts the bytes of the bodies of responses.
+type bodyCounter struct {
+	next http.RoundTripper
+	read *atomic.Int64
+}
+
+func (b bodyCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, read: b.read}
 	}
-	c.mu.Lock()
-	c.kubelets[node] = &simKubelet{gate: gate, cancel: cancel}
-	c.mu.Unlock()
-	return nil
+	return resp, err
+}
+
+type countingBody struct {
+	io.ReadCloser
+	read *atomic.Int64
+}
+
+func (c *countingBody) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.read.Add(int64(n))
+	return n, err
 }
 
 // newGate returns a gate of the kubelet-checked gates' real versioned specs
@@ -387,8 +436,9 @@ func (c *scaleCluster) featureConverged(ctx context.Context, gate string, want f
 // phase is what one phase of a scenario cost.
 type phase struct {
 	name string
-	// bytes is what the simulated kubelets read from the apiserver.
-	bytes int64
+	// bytes is what the simulated kubelets read from their connections to
+	// the apiserver; bodies the bodies of its responses among them.
+	bytes, bodies int64
 	// cpu is the apiserver's CPU time.
 	cpu time.Duration
 	// writes counts etcd writes by resource (the first key segment after
@@ -429,7 +479,7 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 			mu.Unlock()
 		}
 	}()
-	bytes0, cpu0, start := c.received.Load(), c.apiserver.CPUTime(), time.Now()
+	bytes0, bodies0, cpu0, start := c.received.Load(), c.bodies.Load(), c.apiserver.CPUTime(), time.Now()
 	run()
 	// The phase ends once nothing but leases and events was written for
 	// quiet.
@@ -443,7 +493,7 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 	}
 	mu.Lock()
 	end := lastWrite
-	p := phase{name: name, bytes: c.received.Load() - bytes0, cpu: c.apiserver.CPUTime() - cpu0,
+	p := phase{name: name, bytes: c.received.Load() - bytes0, bodies: c.bodies.Load() - bodies0, cpu: c.apiserver.CPUTime() - cpu0,
 		writes: maps.Clone(writes), elapsed: end.Sub(start)}
 	mu.Unlock()
 	cancel()
@@ -456,8 +506,8 @@ func (p phase) String() string {
 	for _, r := range slices.Sorted(maps.Keys(p.writes)) {
 		w = append(w, fmt.Sprintf("%s=%d", r, p.writes[r]))
 	}
-	return fmt.Sprintf("%s: %d bytes to kubelets, apiserver CPU %.2fs, %s, etcd writes %s",
-		p.name, p.bytes, p.cpu.Seconds(), p.elapsed.Round(100*time.Millisecond), strings.Join(w, " "))
+	return fmt.Sprintf("%s: %d bytes to kubelets (%d in response bodies), apiserver CPU %.2fs, %s, etcd writes %s",
+		p.name, p.bytes, p.bodies, p.cpu.Seconds(), p.elapsed.Round(100*time.Millisecond), strings.Join(w, " "))
 }
 
 // scaleFigures are the figures of one run of the scenario.
@@ -500,11 +550,13 @@ func runScaleScenario(t testing.TB, n int, flags ...string) scaleFigures {
 		settled(defaults)
 	})
 	fig.rss, fig.peak, _ = c.apiserver.Memory()
+	t.Logf("%d nodes: %s; apiserver RSS %d MiB (peak %d MiB)", n, fig.start, fig.rss>>20, fig.peak>>20)
 	fig.restart = c.measure(t, "restart", 5*time.Second, func() {
 		c.apiserver.Restart(t, c.flags...)
 		waitForFeatureCount(t, c.admin, len(knownGates()))
 		settled(defaults)
 	})
+	t.Logf("%d nodes: %s", n, fig.restart)
 	off := append(slices.Clone(c.flags), "--feature-gates=FeatureLifecycle=true,"+scaleTransitionGate+"=false")
 	var lastSwitch time.Time
 	transitionDefaults := func(g featuregate.Feature) bool { return g != scaleTransitionGate && c.defaults[g] }
@@ -552,12 +604,15 @@ func BenchmarkReportingScale(b *testing.B) {
 				n, fig.start, fig.restart, fig.transition, fig.converged.Seconds(), fig.rss>>20, fig.peak>>20)
 			perNode := func(v float64) float64 { return v / float64(n) }
 			b.ReportMetric(perNode(float64(fig.start.bytes)), "start-B/node")
+			b.ReportMetric(perNode(float64(fig.start.bodies)), "start-body-B/node")
 			b.ReportMetric(perNode(fig.start.cpu.Seconds()*1000), "start-cpu-ms/node")
 			b.ReportMetric(float64(fig.start.reportingWrites()), "start-writes")
 			b.ReportMetric(perNode(float64(fig.restart.bytes)), "restart-B/node")
+			b.ReportMetric(perNode(float64(fig.restart.bodies)), "restart-body-B/node")
 			b.ReportMetric(perNode(fig.restart.cpu.Seconds()*1000), "restart-cpu-ms/node")
 			b.ReportMetric(float64(fig.restart.reportingWrites()), "restart-writes")
 			b.ReportMetric(perNode(float64(fig.transition.bytes)), "transition-B/node")
+			b.ReportMetric(perNode(float64(fig.transition.bodies)), "transition-body-B/node")
 			b.ReportMetric(perNode(fig.transition.cpu.Seconds()*1000), "transition-cpu-ms/node")
 			b.ReportMetric(float64(fig.transition.writes["features"]), "transition-feature-writes")
 			b.ReportMetric(float64(fig.transition.reportingWrites()), "transition-writes")
@@ -584,4 +639,49 @@ func scaleNodeCounts(t testing.TB, def string) []int {
 		out = append(out, n)
 	}
 	return out
+}
+
+// TestReportingScale is the small variant of BenchmarkReportingScale that
+// make test runs: for 10 and 40 simulated kubelets it asserts how the cost
+// of reporting grows, not how long it takes. A transition of a gate the
+// kubelets check sends each kubelet at most 1 KiB, no more per kubelet for
+// 40 than for 10; etcd sees one write per kubelet whose value changed and a
+// number of writes of the Feature that does not grow with the kubelets; an
+// apiserver restart sends the kubelets nothing; and the Feature reaches Off
+// within the liveness window plus 5 s of the last kubelet's switch.
+func TestReportingScale(t *testing.T) {
+	const small, large = 10, 40
+	figs := map[int]scaleFigures{}
+	for _, n := range []int{small, large} {
+		figs[n] = runScaleScenario(t, n, lifecycleFlags...)
+		fig := figs[n]
+		t.Logf("%d nodes: %s; %s; %s; converged %.1fs after the last kubelet switched", n, fig.start, fig.restart, fig.transition, fig.converged.Seconds())
+	}
+	perNode := func(v int64, n int) float64 { return float64(v) / float64(n) }
+	for _, n := range []int{small, large} {
+		fig := figs[n]
+		if b := perNode(fig.transition.bodies, n); b > 1024 {
+			t.Errorf("%d nodes: a transition sent %.0f bytes per kubelet, want at most 1 KiB", n, b)
+		}
+		if b := perNode(fig.restart.bodies, n); b > 0 {
+			t.Errorf("%d nodes: an apiserver restart sent %.0f bytes per kubelet, want none: kubelets read nothing of the Features", n, b)
+		}
+		// One report write per kubelet whose value changed, and the
+		// apiserver's own.
+		if w := fig.transition.writes["featurereports"]; w < n || w > n+2 {
+			t.Errorf("%d nodes: %d report writes in a transition, want one per kubelet and the apiserver's (%d..%d)", n, w, n, n+2)
+		}
+		if w := fig.transition.writes["features"]; w > 20 {
+			t.Errorf("%d nodes: %d writes of Features in a transition, want a number that does not grow with the kubelets (at most 20)", n, w)
+		}
+		if window := featurelifecycle.DefaultControllerOptions().LivenessWindow; fig.converged > window+5*time.Second {
+			t.Errorf("%d nodes: Off %v after the last kubelet switched, want within the liveness window (%v) plus 5s", n, fig.converged, window)
+		}
+	}
+	if s, l := perNode(figs[small].transition.bodies, small), perNode(figs[large].transition.bodies, large); l > 1.5*s+64 {
+		t.Errorf("bytes per kubelet in a transition grow with the kubelets: %.0f for %d, %.0f for %d", s, small, l, large)
+	}
+	if s, l := figs[small].transition.writes["features"], figs[large].transition.writes["features"]; l > s+5 {
+		t.Errorf("writes of Features in a transition grow with the kubelets: %d for %d, %d for %d", s, small, l, large)
+	}
 }

@@ -121,6 +121,8 @@ type APIServerProcess struct {
 	Dir string
 	// Flags are the flags it was started with, besides the harness's own.
 	Flags []string
+	// ReadyTimeout is how long Start waits for /readyz (2 minutes when 0).
+	ReadyTimeout time.Duration
 
 	// tokens is the static token file's content (tokensCSV plus any
 	// nodes' tokens).
@@ -228,7 +230,11 @@ func (p *APIServerProcess) Start(t testing.TB) {
 	}(p.cmd, p.exited)
 
 	client := kubernetes.NewForConfigOrDie(p.ClientConfig())
-	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	timeout := p.ReadyTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		select {
 		case <-p.exited:
 			return false, fmt.Errorf("%s exited", p.Name)

@@ -52,11 +52,31 @@ const (
 	StateField = "status.state"
 )
 
+// Field selectors supported on FeatureReports besides metadata.name and
+// metadata.namespace.
+const (
+	// ComponentField selects FeatureReports by spec.component.
+	ComponentField = "spec.component"
+	// IdentityField selects FeatureReports by spec.identity.
+	IdentityField = "spec.identity"
+)
+
 func addFieldLabelConversionFuncs(scheme *runtime.Scheme) error {
-	return scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("Feature"),
+	if err := scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("Feature"),
 		func(label, value string) (string, string, error) {
 			switch label {
 			case "metadata.name", "metadata.namespace", GateField, StateField:
+				return label, value, nil
+			default:
+				return "", "", fmt.Errorf("field label not supported: %s", label)
+			}
+		}); err != nil {
+		return err
+	}
+	return scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("FeatureReport"),
+		func(label, value string) (string, string, error) {
+			switch label {
+			case "metadata.name", "metadata.namespace", ComponentField, IdentityField:
 				return label, value, nil
 			default:
 				return "", "", fmt.Errorf("field label not supported: %s", label)

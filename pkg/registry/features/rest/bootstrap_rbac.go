@@ -55,15 +55,16 @@ func bootstrapMetadata() metav1.ObjectMeta {
 }
 
 // ReporterRole returns the Role that lets a component read Features and
-// write their status: read the Features of kube-system, and get, patch and
-// update features/status. The FeatureStatus admission plugin narrows the
-// status grant to the component's own entries of status.uses.
+// keep its FeatureReport: read the Features of kube-system, and create,
+// get, patch, update and delete featurereports. The FeatureStatus admission
+// plugin narrows the report grant to the component's own report (a node's
+// to the one of its own name).
 func ReporterRole() *rbacv1.Role {
 	return &rbacv1.Role{
 		ObjectMeta: bootstrapMetadata(),
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{features.GroupName}, Resources: []string{"features"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{features.GroupName}, Resources: []string{"features/status"}, Verbs: []string{"get", "patch", "update"}},
+			{APIGroups: []string{features.GroupName}, Resources: []string{"featurereports"}, Verbs: []string{"create", "get", "patch", "update", "delete"}},
 		},
 	}
 }
@@ -93,8 +94,9 @@ const ViewerClusterRoleName = "system:aggregate-features-to-view"
 const aggregateToViewLabel = "rbac.authorization.k8s.io/aggregate-to-view"
 
 // ViewerClusterRole returns the ClusterRole that lets whoever holds view,
-// edit or admin (in a namespace, or cluster-wide) read the Features there:
-// get, list and watch Features. Kubernetes' own are in kube-system, so a
+// edit or admin (in a namespace, or cluster-wide) read the Features there
+// and the reports they are aggregated from: get, list and watch features
+// and featurereports. Kubernetes' own are in kube-system, so a
 // namespace admin elsewhere sees only the third-party Features of their
 // namespace.
 func ViewerClusterRole() *rbacv1.ClusterRole {
@@ -108,7 +110,7 @@ func ViewerClusterRole() *rbacv1.ClusterRole {
 			Annotations: map[string]string{rbacv1.AutoUpdateAnnotationKey: "true"},
 		},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{features.GroupName}, Resources: []string{"features"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{features.GroupName}, Resources: []string{"features", "featurereports"}, Verbs: []string{"get", "list", "watch"}},
 		},
 	}
 }

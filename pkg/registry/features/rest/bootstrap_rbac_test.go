@@ -97,7 +97,7 @@ func TestReporterRole(t *testing.T) {
 	// Nothing more than reading Features and writing their status.
 	want := []rbacv1.PolicyRule{
 		{APIGroups: []string{"features.k8s.io"}, Resources: []string{"features"}, Verbs: []string{"get", "list", "watch"}},
-		{APIGroups: []string{"features.k8s.io"}, Resources: []string{"features/status"}, Verbs: []string{"get", "patch", "update"}},
+		{APIGroups: []string{"features.k8s.io"}, Resources: []string{"featurereports"}, Verbs: []string{"create", "get", "patch", "update", "delete"}},
 	}
 	if got := ReporterRole().Rules; !apiequality.Semantic.DeepEqual(got, want) {
 		t.Errorf("rules = %+v, want %+v", got, want)

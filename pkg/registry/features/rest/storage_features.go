@@ -38,8 +38,10 @@ import (
 	"k8s.io/featureflags/pkg/apis/features"
 	"k8s.io/featureflags/pkg/featurelifecycle"
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
+	"k8s.io/featureflags/pkg/featurelifecycle/leader"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	featurestorage "k8s.io/featureflags/pkg/registry/features/feature/storage"
+	reportstorage "k8s.io/featureflags/pkg/registry/features/featurereport/storage"
 )
 
 // PostStartHookName is the name of the post-start hook that starts the
@@ -79,6 +81,13 @@ func (p RESTStorageProvider) NewRESTStorage(apiResourceConfigSource serverstorag
 		}
 		storage[resource] = featureStorage
 		storage[resource+"/status"] = statusStorage
+	}
+	if resource := "featurereports"; apiResourceConfigSource.ResourceEnabled(featuresv1alpha1.SchemeGroupVersion.WithResource(resource)) {
+		reportStorage, err := reportstorage.NewREST(restOptionsGetter)
+		if err != nil {
+			return genericapiserver.APIGroupInfo{}, err
+		}
+		storage[resource] = reportStorage
 	}
 	if len(storage) > 0 {
 		apiGroupInfo.VersionedResourcesStorageMap[featuresv1alpha1.SchemeGroupVersion.Version] = storage
@@ -128,7 +137,12 @@ func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStart
 			}
 		}(hookContext)
 		if gate, ok := p.FeatureGate.(*reportinggate.Gate); ok && p.Identity != "" {
-			componentgate.StartInBackground(hookContext, gate, hookContext.LoopbackClientConfig, p.Identity, p.ReporterOptions)
+			opts := p.ReporterOptions
+			if opts.HolderLease == nil {
+				// The apiserver's identity lease says it is alive.
+				opts.HolderLease = &featuresv1alpha1.FeatureReportLease{Namespace: leader.IdentityLeaseNamespace, Name: p.Identity}
+			}
+			componentgate.StartInBackground(hookContext, gate, hookContext.LoopbackClientConfig, p.Identity, opts)
 		}
 		if d, ok := p.TaskEnv.Stores.(interface{ Destroy() }); ok {
 			// The tasks' stores hold etcd clients of their own.

@@ -15,34 +15,33 @@ limitations under the License.
 */
 
 // Package featurestatus contains the FeatureStatus admission plugin, which
-// decides who may write which part of the status of a Feature
-// (features.k8s.io).
+// decides who may write a component's FeatureReport and the status of a
+// Feature (features.k8s.io).
 //
-// RBAC grants `update features/status` to every component that reports the
-// feature gates it checked (kube-controller-manager, kube-scheduler, the
-// kubelets, and whatever third parties an administrator binds). RBAC cannot
-// say "only your own entries of status.uses", so this plugin narrows the
-// grant on every update of the features/status subresource (a patch and a
-// server-side apply arrive as an update too):
+// Components report the feature gates they checked in FeatureReports, one
+// per process, named <component>.<identity>; kube-apiserver aggregates the
+// live reports into the uses of each Feature. RBAC grants the reporters
+// (kube-controller-manager, kube-scheduler, the kubelets, and whatever third
+// parties an administrator binds) create, update, patch and delete of
+// featurereports; RBAC cannot say "only your own report", so this plugin
+// narrows the grant, as NodeRestriction does for nodes:
 //
 //   - The user system:apiserver and members of the group system:masters may
-//     change anything. kube-apiserver's loopback client (system:apiserver,
-//     itself in system:masters) is the one writer of state, tasks,
-//     conditions and the rest of status; and members of system:masters are
-//     superusers that bypass authorization anyway, so restricting them here
-//     would only break the break-glass path.
-//   - A reporter may only change the entries of status.uses whose component
-//     is its own: add such an entry, add or remove an identity in its
-//     reporters, and drop it. firstReportTime of an entry that stays, and
-//     every other part of status (state, default, preRelease, lockToDefault,
-//     version, tasks, usesResetTime, conditions, observedGeneration and the
-//     entries of other components), must be semantically unchanged. The
-//     built-in reporters are system:kube-controller-manager
+//     write any report and any part of a Feature. kube-apiserver's loopback
+//     client (system:apiserver, itself in system:masters) writes its own
+//     report and is the one writer of Features' status; members of
+//     system:masters are superusers that bypass authorization anyway, so
+//     restricting them here would only break the break-glass path.
+//   - A reporter may create, update and delete only reports whose
+//     spec.component is its own, and never kube-apiserver's. The built-in
+//     reporters are system:kube-controller-manager
 //     (kube-controller-manager), system:kube-scheduler (kube-scheduler), and
 //     system:node:<name> in the group system:nodes (kubelet), which may only
-//     add or remove the identity <name>. An administrator maps further users
-//     or groups to component names in the plugin's configuration.
-//   - Any other user may not change status at all.
+//     write the report of identity <name>, naming no holder lease but its
+//     own node lease (kube-node-lease/<name>). An administrator maps further
+//     users or groups to component names in the plugin's configuration.
+//   - No one else may write the status of a Feature: its uses are
+//     kube-apiserver's aggregate of the reports.
 //
 // Two rules apply to the Feature itself, for every user but kube-apiserver's
 // own (system:apiserver):
@@ -81,10 +80,10 @@ limitations under the License.
 //	      component: example-controller
 //
 // Each mapping names exactly one of user or group, and a component that is
-// a DNS subdomain other than kube-apiserver (whose entries only
-// kube-apiserver writes). Unknown fields are errors. A user gets the union
-// of the components of every mapping that matches it and of the built-in
-// ones; a node stays restricted to its own identity for all of them.
+// a DNS label other than kube-apiserver (whose report only kube-apiserver
+// writes). Unknown fields are errors. A user gets the union of the
+// components of every mapping that matches it and of the built-in ones; a
+// node stays restricted to its own identity for all of them.
 package featurestatus
 
 import (
@@ -92,10 +91,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,8 +104,6 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/kubernetes/pkg/auth/nodeidentifier"
 	"sigs.k8s.io/yaml"
-
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
 	"k8s.io/featureflags/pkg/apis/features"
 	"k8s.io/featureflags/pkg/apis/features/validation"
@@ -141,7 +138,7 @@ type Configuration struct {
 	// Kind is optional; when set it must be ConfigurationKind.
 	Kind string `json:"kind,omitempty"`
 	// Reporters maps users and groups, beyond the built-in ones, to the
-	// component whose entries of status.uses they may write.
+	// component whose FeatureReports they may write.
 	Reporters []ReporterMapping `json:"reporters,omitempty"`
 }
 
@@ -197,11 +194,11 @@ func ValidateConfiguration(cfg *Configuration) error {
 		}
 		switch {
 		case m.Component == "":
-			errs = append(errs, p+".component: required, the component name the user or group reports its uses as")
+			errs = append(errs, p+".component: required, the component name the user or group reports as")
 		case m.Component == validation.APIServerComponent:
-			errs = append(errs, fmt.Sprintf("%s.component: %q is reserved: only kube-apiserver itself writes its entries of status.uses", p, m.Component))
+			errs = append(errs, fmt.Sprintf("%s.component: %q is reserved: only kube-apiserver itself writes its reports", p, m.Component))
 		default:
-			for _, msg := range utilvalidation.IsDNS1123Subdomain(m.Component) {
+			for _, msg := range utilvalidation.IsDNS1123Label(m.Component) {
 				errs = append(errs, fmt.Sprintf("%s.component: invalid value %q: %s", p, m.Component, msg))
 			}
 		}
@@ -273,7 +270,7 @@ var _ admission.ValidationInterface = &Plugin{}
 // mappings). It validates cfg.
 func NewPlugin(cfg *Configuration) (*Plugin, error) {
 	p := &Plugin{
-		Handler:         admission.NewHandler(admission.Create, admission.Update),
+		Handler:         admission.NewHandler(admission.Create, admission.Update, admission.Delete),
 		nodeIdentifier:  nodeidentifier.NewDefaultNodeIdentifier(),
 		userComponents:  map[string]sets.Set[string]{},
 		groupComponents: map[string]sets.Set[string]{},
@@ -301,12 +298,22 @@ func addTo(m map[string]sets.Set[string], key, component string) {
 	m[key].Insert(component)
 }
 
-var featuresResource = features.Resource("features")
+var (
+	featuresResource = features.Resource("features")
+	reportsResource  = features.Resource("featurereports")
+)
 
-// Validate admits an update of features/status when the requesting user may
-// make every change it makes; see the package documentation.
+// Validate admits a write of a FeatureReport or of a Feature when the
+// requesting user may make it; see the package documentation.
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
-	if a.GetResource().GroupResource() != featuresResource {
+	switch a.GetResource().GroupResource() {
+	case reportsResource:
+		if a.GetSubresource() != "" {
+			return nil
+		}
+		return p.validateReport(a)
+	case featuresResource:
+	default:
 		return nil
 	}
 	if a.GetSubresource() == "" {
@@ -315,8 +322,7 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 	if a.GetOperation() != admission.Update || a.GetSubresource() != "status" {
 		return nil
 	}
-	u := a.GetUserInfo()
-	if isSuperuser(u) {
+	if isSuperuser(a.GetUserInfo()) {
 		return nil
 	}
 	obj, ok := a.GetObject().(*features.Feature)
@@ -330,19 +336,54 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 	if apiequality.Semantic.DeepEqual(obj.Status, old.Status) {
 		return nil
 	}
+	return admission.NewForbidden(a, fmt.Errorf("only kube-apiserver writes the status of a Feature: components report "+
+		"the gates they checked in their own FeatureReport (featurereports.features.k8s.io, named <component>.<identity>), "+
+		"which kube-apiserver aggregates into status.uses"))
+}
+
+// validateReport admits a create, update or delete of a FeatureReport by
+// kube-apiserver, a superuser, or the reporter the report belongs to.
+func (p *Plugin) validateReport(a admission.Attributes) error {
+	u := a.GetUserInfo()
+	if isSuperuser(u) {
+		return nil
+	}
+	var report *features.FeatureReport
+	switch a.GetOperation() {
+	case admission.Create, admission.Update:
+		report, _ = a.GetObject().(*features.FeatureReport)
+	case admission.Delete:
+		report, _ = a.GetOldObject().(*features.FeatureReport)
+	default:
+		return nil
+	}
+	name := ""
+	if u != nil {
+		name = u.GetName()
+	}
 	r, ok := p.reporterFor(u)
 	if !ok {
-		name := ""
-		if u != nil {
-			name = u.GetName()
-		}
-		return admission.NewForbidden(a, fmt.Errorf("user %q is not a known feature reporter and may not change status: "+
-			"only kube-apiserver writes status, and reporters (kube-controller-manager, kube-scheduler, nodes, and the users "+
-			"and groups mapped to a component in the reporters of the %s admission plugin's configuration, "+
-			"e.g. {user: %s, component: my-controller}) write their own entries of status.uses", name, PluginName, name))
+		return admission.NewForbidden(a, fmt.Errorf("user %q is not a known feature reporter: reporters (kube-controller-manager, "+
+			"kube-scheduler, nodes, and the users and groups mapped to a component in the reporters of the %s admission plugin's "+
+			"configuration, e.g. {user: %s, component: my-controller}) write their own FeatureReport", name, PluginName, name))
 	}
-	if msgs := r.check(&obj.Status, &old.Status); len(msgs) > 0 {
-		return admission.NewForbidden(a, fmt.Errorf("%s", strings.Join(msgs, "; ")))
+	if report == nil {
+		// A delete of a report that does not exist: nothing to guard.
+		return nil
+	}
+	if !r.components.Has(report.Spec.Component) || report.Spec.Component == validation.APIServerComponent {
+		return admission.NewForbidden(a, fmt.Errorf("%s may only write %s own FeatureReport, not one of component %q",
+			r.subject(), r.its(), report.Spec.Component))
+	}
+	if r.restricted {
+		if report.Spec.Identity != r.identity {
+			return admission.NewForbidden(a, fmt.Errorf("node %q may only write the FeatureReport of its own identity %q, not of %q",
+				r.identity, r.identity, report.Spec.Identity))
+		}
+		if l := report.Spec.HolderLease; l != nil && (l.Namespace != corev1.NamespaceNodeLease || l.Name != r.identity) {
+			return admission.NewForbidden(a, fmt.Errorf("node %q may only name its own node lease %s/%s as spec.holderLease, not %s/%s",
+				r.identity, corev1.NamespaceNodeLease, r.identity, l.Namespace, l.Name))
+		}
 	}
 	return nil
 }
@@ -405,12 +446,12 @@ func isSuperuser(u user.Info) bool {
 	return u.GetName() == user.APIServerUser || slices.Contains(u.GetGroups(), user.SystemPrivilegedGroup)
 }
 
-// reporter is what a requesting user may write in status.uses.
+// reporter is what reports a requesting user may write.
 type reporter struct {
-	// components whose entries the reporter may change.
+	// components whose reports the reporter may write.
 	components sets.Set[string]
-	// restricted says that the only identity the reporter may add to or
-	// remove from reporters is identity (a node's name).
+	// restricted says that the only identity the reporter may write the
+	// report of is identity (a node's name).
 	restricted bool
 	identity   string
 }
@@ -443,159 +484,10 @@ func (r *reporter) subject() string {
 	return strings.Join(sets.List(r.components), " and ")
 }
 
-type useKey struct {
-	component string
-	enabled   bool
-}
-
-func (k useKey) String() string {
-	return fmt.Sprintf("status.uses[component=%s,enabled=%t]", k.component, k.enabled)
-}
-
-// check returns why the reporter may not change status from old to new, or
-// nothing when it may. It fails closed: with the reporter's own entries of
-// status.uses taken out, old and new status must be semantically equal, field
-// by field of FeatureStatus, so a field added to the type later is guarded
-// without being named here. Within its own entries a reporter may add and
-// remove entries and identities, but not move firstReportTime of an entry
-// that stays; a node may only add or remove its own name.
-func (r *reporter) check(newStatus, oldStatus *features.FeatureStatus) []string {
-	var fields []string
-	others := func(u *features.FeatureUse) bool { return !r.components.Has(u.Component) }
-	newRest, oldRest := statusWith(newStatus, others), statusWith(oldStatus, others)
-	if !apiequality.Semantic.DeepEqual(newRest, oldRest) {
-		fields = changedFields(newRest, oldRest)
+// its is the possessive of subject.
+func (r *reporter) its() string {
+	if r.components.Len() > 1 {
+		return "their"
 	}
-
-	oldUses, keys := indexUses(oldStatus.Uses, nil)
-	newUses, keys := indexUses(newStatus.Uses, keys)
-	var identityMsgs []string
-	for _, k := range keys {
-		if !r.components.Has(k.component) {
-			continue
-		}
-		oldUse, newUse := oldUses[k], newUses[k]
-		var changed []string // identities added or removed
-		switch {
-		case oldUse == nil && newUse == nil:
-		case oldUse == nil:
-			changed = newUse.Reporters
-		case newUse == nil:
-			changed = oldUse.Reporters
-		default:
-			if !apiequality.Semantic.DeepEqual(newUse.FirstReportTime, oldUse.FirstReportTime) {
-				fields = append(fields, k.String()+".firstReportTime")
-			}
-			oldSet, newSet := sets.New(oldUse.Reporters...), sets.New(newUse.Reporters...)
-			changed = sets.List(newSet.Difference(oldSet).Union(oldSet.Difference(newSet)))
-		}
-		if r.restricted {
-			var others []string
-			for _, id := range changed {
-				if id != r.identity {
-					others = append(others, fmt.Sprintf("%q", id))
-				}
-			}
-			if len(others) > 0 {
-				identityMsgs = append(identityMsgs, fmt.Sprintf("node %q may only add or remove its own identity %q in %s.reporters, not %s",
-					r.identity, r.identity, k, strings.Join(others, ", ")))
-			}
-		}
-	}
-
-	var msgs []string
-	if len(fields) > 0 {
-		its := "its"
-		if r.components.Len() > 1 {
-			its = "their"
-		}
-		msgs = append(msgs, fmt.Sprintf("%s may only change %s own entries of status.uses, not %s", r.subject(), its, strings.Join(fields, ", ")))
-	}
-	return append(msgs, identityMsgs...)
-}
-
-// statusWith returns a shallow copy of s whose uses are only the entries keep
-// accepts, ordered by key (uses is a map list: order carries no meaning).
-func statusWith(s *features.FeatureStatus, keep func(*features.FeatureUse) bool) *features.FeatureStatus {
-	out := *s
-	out.Uses = nil
-	for i := range s.Uses {
-		if keep(&s.Uses[i]) {
-			out.Uses = append(out.Uses, s.Uses[i])
-		}
-	}
-	slices.SortStableFunc(out.Uses, func(a, b features.FeatureUse) int {
-		if c := strings.Compare(a.Component, b.Component); c != 0 {
-			return c
-		}
-		switch {
-		case a.Enabled == b.Enabled:
-			return 0
-		case b.Enabled:
-			return -1
-		}
-		return 1
-	})
-	return &out
-}
-
-// changedFields names, by their JSON paths, the fields of FeatureStatus that
-// differ between a and b; for uses, the entries that differ. It walks the
-// type by reflection, so it names fields added later too.
-func changedFields(a, b *features.FeatureStatus) []string {
-	var fields []string
-	av, bv := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
-	for i := 0; i < av.NumField(); i++ {
-		if apiequality.Semantic.DeepEqual(av.Field(i).Interface(), bv.Field(i).Interface()) {
-			continue
-		}
-		f := av.Type().Field(i)
-		if f.Name == "Uses" {
-			aUses, keys := indexUses(a.Uses, nil)
-			bUses, keys := indexUses(b.Uses, keys)
-			for _, k := range keys {
-				if !apiequality.Semantic.DeepEqual(aUses[k], bUses[k]) {
-					fields = append(fields, k.String())
-				}
-			}
-			continue
-		}
-		fields = append(fields, "status."+jsonName(f))
-	}
-	if len(fields) == 0 {
-		// Semantic equality of the whole differs from that of the parts
-		// only for a field type with its own equality; refuse all the same.
-		fields = append(fields, "status")
-	}
-	return fields
-}
-
-// jsonName is the JSON name of a field of the internal FeatureStatus: the
-// tag of the field of the same name in v1alpha1, the lower-camel Go name when
-// v1alpha1 has no such field.
-func jsonName(f reflect.StructField) string {
-	if ext, ok := reflect.TypeFor[featuresv1alpha1.FeatureStatus]().FieldByName(f.Name); ok {
-		if name, _, _ := strings.Cut(ext.Tag.Get("json"), ","); name != "" && name != "-" {
-			return name
-		}
-	}
-	return strings.ToLower(f.Name[:1]) + f.Name[1:]
-}
-
-// indexUses maps the entries of uses by key and appends keys not yet in
-// keys, in order.
-func indexUses(uses []features.FeatureUse, keys []useKey) (map[useKey]*features.FeatureUse, []useKey) {
-	m := make(map[useKey]*features.FeatureUse, len(uses))
-	seen := sets.New(keys...)
-	for i := range uses {
-		k := useKey{uses[i].Component, uses[i].Enabled}
-		if _, dup := m[k]; !dup {
-			m[k] = &uses[i]
-		}
-		if !seen.Has(k) {
-			seen.Insert(k)
-			keys = append(keys, k)
-		}
-	}
-	return m, keys
+	return "its"
 }

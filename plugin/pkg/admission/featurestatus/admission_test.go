@@ -116,359 +116,135 @@ var testConfig = &Configuration{Reporters: []ReporterMapping{
 	{Group: "example.com:controllers", Component: "example-controller"},
 }}
 
-func TestValidate(t *testing.T) {
-	tests := []struct {
-		name        string
-		user        user.Info
-		before      func(f *features.Feature) // applied to the old object
-		mutate      func(t *testing.T, f *features.Feature)
-		resource    schema.GroupVersionResource // featuresGVR when empty
-		subresource *string                     // "status" when nil
-		operation   admission.Operation         // Update when empty
-		wantErr     []string                    // substrings; allowed when empty
-	}{
-		{
-			name: "kube-controller-manager adds its entry",
-			user: kcm,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "kube-controller-manager", Enabled: false, Reporters: []string{"kcm-2"}, FirstReportTime: t1})
-			},
-		},
-		{
-			name: "kube-controller-manager adds itself to its existing entry",
-			user: kcm,
-			mutate: func(t *testing.T, f *features.Feature) {
-				u := use(t, f, "kube-controller-manager", true)
-				u.Reporters = append(u.Reporters, "kcm-2")
-			},
-		},
-		{
-			name: "kube-controller-manager removes an identity and drops its entry",
-			user: kcm,
-			mutate: func(t *testing.T, f *features.Feature) {
-				dropUse(f, "kube-controller-manager", true)
-			},
-		},
-		{
-			name: "kube-controller-manager reorders entries of other components while adding its own",
-			user: kcm,
-			mutate: func(t *testing.T, f *features.Feature) {
-				u := f.Status.Uses
-				u[0], u[1] = u[1], u[0]
-				f.Status.Uses = append(u, features.FeatureUse{
-					Component: "kube-controller-manager", Enabled: false, Reporters: []string{"kcm-1"}, FirstReportTime: t1})
-			},
-		},
-		{
-			name: "kube-controller-manager changes kube-scheduler's entry",
-			user: kcm,
-			mutate: func(t *testing.T, f *features.Feature) {
-				u := use(t, f, "kube-scheduler", true)
-				u.Reporters = append(u.Reporters, "kcm-1")
-			},
-			wantErr: []string{`features.features.k8s.io "x" is forbidden: kube-controller-manager may only change its own entries of status.uses, not status.uses[component=kube-scheduler,enabled=true]`},
-		},
-		{
-			name: "kube-controller-manager adds an entry for kube-scheduler",
-			user: kcm,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "kube-scheduler", Enabled: false, Reporters: []string{"kcm-1"}, FirstReportTime: t1})
-			},
-			wantErr: []string{"not status.uses[component=kube-scheduler,enabled=false]"},
-		},
-		{
-			name: "kube-scheduler drops kube-apiserver's entry",
-			user: scheduler,
-			mutate: func(t *testing.T, f *features.Feature) {
-				dropUse(f, "kube-apiserver", true)
-			},
-			wantErr: []string{"kube-scheduler may only change its own entries of status.uses, not status.uses[component=kube-apiserver,enabled=true]"},
-		},
-		{
-			name: "kube-scheduler changes status.state",
-			user: scheduler,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.State = features.FeatureStateTurningOff
-			},
-			wantErr: []string{`features.features.k8s.io "x" is forbidden: kube-scheduler may only change its own entries of status.uses, not status.state`},
-		},
-		{
-			name: "kube-scheduler changes status.tasks",
-			user: scheduler,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Tasks = []features.FeatureTask{{Name: "wait-for-uses"}}
-			},
-			wantErr: []string{"kube-scheduler may only change its own entries of status.uses, not status.tasks"},
-		},
-		{
-			name: "kube-scheduler changes several fields",
-			user: scheduler,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Default = boolPtr(false)
-				f.Status.LockToDefault = true
-				f.Status.UsesResetTime = &t1
-				f.Status.Conditions = nil
-				f.Status.ObservedGeneration = 2
-				f.Status.PreRelease = features.FeaturePreReleaseGA
-				f.Status.Version = "1.37"
-			},
-			wantErr: []string{"not status.default, status.preRelease, status.lockToDefault, status.version, status.usesResetTime, status.conditions, status.observedGeneration"},
-		},
-		{
-			name: "kube-scheduler changes firstReportTime of its entry",
-			user: scheduler,
-			mutate: func(t *testing.T, f *features.Feature) {
-				use(t, f, "kube-scheduler", true).FirstReportTime = t1
-			},
-			wantErr: []string{"not status.uses[component=kube-scheduler,enabled=true].firstReportTime"},
-		},
-		{
-			name: "kube-scheduler writes semantically equal status",
-			user: scheduler,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Tasks = []features.FeatureTask{} // nil and empty are the same
-				f.Status.UsesResetTime = &metav1.Time{Time: t0.In(time.FixedZone("x", 3600))}
-			},
-		},
-		{
-			name:   "node foo adds identity foo",
-			user:   nodeFoo,
-			before: func(f *features.Feature) { dropUse(f, "kubelet", true) },
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "kubelet", Enabled: true, Reporters: []string{"foo"}, FirstReportTime: t1})
-			},
-		},
-		{
-			name: "node foo removes itself from an entry that lists others",
-			user: nodeFoo,
-			mutate: func(t *testing.T, f *features.Feature) {
-				use(t, f, "kubelet", false).Reporters = []string{"baz"}
-			},
-		},
-		{
-			name: "node qux adds itself to an entry that lists others",
-			user: &user.DefaultInfo{Name: "system:node:qux", Groups: []string{user.NodesGroup}},
-			mutate: func(t *testing.T, f *features.Feature) {
-				u := use(t, f, "kubelet", true)
-				u.Reporters = append(u.Reporters, "qux")
-			},
-		},
-		{
-			name: "node foo adds identity bar",
-			user: nodeFoo,
-			mutate: func(t *testing.T, f *features.Feature) {
-				u := use(t, f, "kubelet", true)
-				u.Reporters = append(u.Reporters, "bar")
-			},
-			wantErr: []string{`node "foo" may only add or remove its own identity "foo" in status.uses[component=kubelet,enabled=true].reporters, not "bar"`},
-		},
-		{
-			name: "node foo adds an entry for identity bar",
-			user: nodeFoo,
-			mutate: func(t *testing.T, f *features.Feature) {
-				dropUse(f, "kubelet", true)
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "kubelet", Enabled: true, Reporters: []string{"bar"}, FirstReportTime: t1})
-			},
-			wantErr: []string{`its own identity "foo"`, `not "bar"`},
-		},
-		{
-			name: "node foo removes identity baz",
-			user: nodeFoo,
-			mutate: func(t *testing.T, f *features.Feature) {
-				use(t, f, "kubelet", false).Reporters = []string{"foo"}
-			},
-			wantErr: []string{`status.uses[component=kubelet,enabled=false].reporters, not "baz"`},
-		},
-		{
-			name: "node foo removes itself, dropping the entry",
-			user: nodeFoo,
-			mutate: func(t *testing.T, f *features.Feature) {
-				dropUse(f, "kubelet", true)
-			},
-		},
-		{
-			name: "node foo drops an entry that still lists baz",
-			user: nodeFoo,
-			mutate: func(t *testing.T, f *features.Feature) {
-				dropUse(f, "kubelet", false)
-			},
-			wantErr: []string{`not "baz"`},
-		},
-		{
-			name: "node foo changes kube-controller-manager's entry",
-			user: nodeFoo,
-			mutate: func(t *testing.T, f *features.Feature) {
-				use(t, f, "kube-controller-manager", true).Reporters = []string{"foo"}
-			},
-			wantErr: []string{"kubelet may only change its own entries of status.uses, not status.uses[component=kube-controller-manager,enabled=true]"},
-		},
-		{
-			name: "a node user outside system:nodes is not a reporter",
-			user: &user.DefaultInfo{Name: "system:node:foo", Groups: []string{user.AllAuthenticated}},
-			mutate: func(t *testing.T, f *features.Feature) {
-				dropUse(f, "kubelet", true)
-			},
-			wantErr: []string{`user "system:node:foo" is not a known feature reporter`},
-		},
-		{
-			name: "unknown user",
-			user: alice,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "alice", Enabled: true, Reporters: []string{"alice"}, FirstReportTime: t1})
-			},
-			wantErr: []string{`features.features.k8s.io "x" is forbidden: user "alice" is not a known feature reporter and may not change status`,
-				"admission plugin's configuration"},
-		},
-		{
-			name:   "unknown user changes nothing",
-			user:   alice,
-			mutate: func(t *testing.T, f *features.Feature) {},
-		},
-		{
-			name: "system:apiserver changes state",
-			user: apiserver,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.State = features.FeatureStateTurningOff
-				f.Status.Tasks = []features.FeatureTask{{Name: "wait-for-uses"}}
-				f.Status.Uses = nil
-			},
-		},
-		{
-			name: "system:apiserver is trusted by name",
-			user: &user.DefaultInfo{Name: user.APIServerUser},
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.State = features.FeatureStateTurningOff
-			},
-		},
-		{
-			name: "system:masters admin changes state",
-			user: admin,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.State = features.FeatureStateOff
-				f.Status.Conditions = nil
-			},
-		},
-		{
-			name: "configured user adds its entry",
-			user: fooSA,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "foo-controller", Enabled: true, Reporters: []string{"foo-7d9f"}, FirstReportTime: t1})
-			},
-		},
-		{
-			name: "configured user changes kube-scheduler's entry",
-			user: fooSA,
-			mutate: func(t *testing.T, f *features.Feature) {
-				dropUse(f, "kube-scheduler", true)
-			},
-			wantErr: []string{"foo-controller may only change its own entries of status.uses, not status.uses[component=kube-scheduler,enabled=true]"},
-		},
-		{
-			name: "configured group adds its entry",
-			user: exampleC,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "example-controller", Enabled: false, Reporters: []string{"example-1"}, FirstReportTime: t1})
-			},
-		},
-		{
-			name: "configured group may not write another configured component",
-			user: exampleC,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "foo-controller", Enabled: false, Reporters: []string{"example-1"}, FirstReportTime: t1})
-			},
-			wantErr: []string{"example-controller may only change its own entries of status.uses, not status.uses[component=foo-controller,enabled=false]"},
-		},
-		{
-			name: "a mapping adds to a built-in reporter",
-			user: &user.DefaultInfo{Name: user.KubeScheduler, Groups: []string{"example.com:controllers"}},
-			mutate: func(t *testing.T, f *features.Feature) {
-				dropUse(f, "kube-scheduler", true)
-				f.Status.Uses = append(f.Status.Uses, features.FeatureUse{
-					Component: "example-controller", Enabled: false, Reporters: []string{"example-1"}, FirstReportTime: t1})
-			},
-		},
-		{
-			name: "a mapping adds to a built-in reporter, but not state",
-			user: &user.DefaultInfo{Name: user.KubeScheduler, Groups: []string{"example.com:controllers"}},
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.State = features.FeatureStateOff
-			},
-			wantErr: []string{"example-controller and kube-scheduler may only change their own entries of status.uses, not status.state"},
-		},
-		{
-			name:        "an update of the main resource is not looked at",
-			user:        alice,
-			subresource: new(string),
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.State = features.FeatureStateOff
-			},
-		},
-		{
-			name:      "a create is not looked at",
-			user:      alice,
-			operation: admission.Create,
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.State = features.FeatureStateOff
-			},
-		},
-		{
-			name:     "another group's resource named features is not looked at",
-			user:     alice,
-			resource: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "features"},
-			mutate: func(t *testing.T, f *features.Feature) {
-				f.Status.State = features.FeatureStateOff
-			},
-		},
-	}
-
+// TestValidateStatus: only kube-apiserver (and superusers) write the status
+// of a Feature; reporters write their FeatureReport, which kube-apiserver
+// aggregates into status.uses.
+func TestValidateStatus(t *testing.T) {
 	p, err := NewPlugin(testConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range tests {
+	for _, tc := range []struct {
+		name    string
+		user    user.Info
+		mutate  func(f *features.Feature)
+		allowed bool
+	}{
+		{"kube-apiserver changes the state", apiserver, func(f *features.Feature) { f.Status.State = features.FeatureStateTurningOff }, true},
+		{"a superuser changes the uses", admin, func(f *features.Feature) { f.Status.Uses = f.Status.Uses[:1] }, true},
+		{"kube-controller-manager adds its entry", kcm, func(f *features.Feature) {
+			f.Status.Uses = append(f.Status.Uses, features.FeatureUse{Component: "kube-controller-manager", Enabled: false, Reporters: []string{"kcm-2"}, FirstReportTime: t1})
+		}, false},
+		{"kube-controller-manager changes the scheduler's entry", kcm, func(f *features.Feature) {
+			use(t, f, "kube-scheduler", true).Reporters = []string{"scheduler-2"}
+		}, false},
+		{"a node adds itself", nodeFoo, func(f *features.Feature) {
+			use(t, f, "kubelet", true).Reporters = []string{"foo", "bar"}
+		}, false},
+		{"a configured reporter changes the state", fooSA, func(f *features.Feature) { f.Status.State = features.FeatureStateOff }, false},
+		{"a user who is no reporter", alice, func(f *features.Feature) { dropUse(f, "kubelet", false) }, false},
+		{"a reporter writes status unchanged", kcm, func(f *features.Feature) {}, true},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			old := testFeature()
-			if tc.before != nil {
-				tc.before(old)
-			}
 			obj := old.DeepCopy()
-			tc.mutate(t, obj)
-			resource, subresource, operation := featuresGVR, "status", admission.Update
-			if tc.resource != (schema.GroupVersionResource{}) {
-				resource = tc.resource
-			}
-			if tc.subresource != nil {
-				subresource = *tc.subresource
-			}
-			if tc.operation != "" {
-				operation = tc.operation
-			}
+			tc.mutate(obj)
 			attrs := admission.NewAttributesRecord(obj, old, featureGVK, obj.Namespace, obj.Name,
-				resource, subresource, operation, &metav1.UpdateOptions{}, false, tc.user)
+				featuresGVR, "status", admission.Update, &metav1.UpdateOptions{}, false, tc.user)
 			err := p.Validate(context.Background(), attrs, nil)
-			if len(tc.wantErr) == 0 {
+			if tc.allowed {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
 				}
 				return
 			}
-			if err == nil {
-				t.Fatalf("expected an error containing %q", tc.wantErr)
+			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "only kube-apiserver writes the status of a Feature") ||
+				!strings.Contains(err.Error(), "FeatureReport") {
+				t.Fatalf("want a 403 that points to FeatureReports, got %v", err)
 			}
-			if !apierrors.IsForbidden(err) {
-				t.Errorf("expected a 403 Forbidden, got %v", err)
+		})
+	}
+}
+
+var (
+	reportsGVR = schema.GroupVersionResource{Group: features.GroupName, Version: "v1alpha1", Resource: "featurereports"}
+	reportGVK  = schema.GroupVersionKind{Group: features.GroupName, Version: "v1alpha1", Kind: "FeatureReport"}
+)
+
+func testReport(component, identity string, lease *features.FeatureReportLease) *features.FeatureReport {
+	return &features.FeatureReport{
+		ObjectMeta: metav1.ObjectMeta{Name: component + "." + identity, Namespace: "kube-system"},
+		Spec: features.FeatureReportSpec{Component: component, Identity: identity, HolderLease: lease,
+			Gates: []features.FeatureReportGate{{Name: "X", Enabled: true}}},
+	}
+}
+
+// TestValidateReports: a reporter writes only its own report, a node only
+// the one of its own name, naming no lease but its own node lease.
+func TestValidateReports(t *testing.T) {
+	p, err := NewPlugin(testConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeLease := func(name string) *features.FeatureReportLease {
+		return &features.FeatureReportLease{Namespace: "kube-node-lease", Name: name}
+	}
+	for _, tc := range []struct {
+		name    string
+		user    user.Info
+		report  *features.FeatureReport
+		ops     []admission.Operation
+		wantErr string // "" when allowed
+	}{
+		{"kube-controller-manager writes its report", kcm, testReport("kube-controller-manager", "host-1", nil), nil, ""},
+		{"kube-scheduler writes its report", scheduler, testReport("kube-scheduler", "host-1", nil), nil, ""},
+		{"kube-controller-manager writes the scheduler's report", kcm, testReport("kube-scheduler", "host-1", nil), nil,
+			`kube-controller-manager may only write its own FeatureReport, not one of component "kube-scheduler"`},
+		{"a node writes its report", nodeFoo, testReport("kubelet", "foo", nodeLease("foo")), nil, ""},
+		{"a node writes its report without a lease", nodeFoo, testReport("kubelet", "foo", nil), nil, ""},
+		{"a node writes another node's report", nodeFoo, testReport("kubelet", "bar", nodeLease("bar")), nil,
+			`node "foo" may only write the FeatureReport of its own identity "foo", not of "bar"`},
+		{"a node names another node's lease", nodeFoo, testReport("kubelet", "foo", nodeLease("bar")), nil,
+			`node "foo" may only name its own node lease kube-node-lease/foo as spec.holderLease, not kube-node-lease/bar`},
+		{"a node names an identity lease", nodeFoo, testReport("kubelet", "foo", &features.FeatureReportLease{Namespace: "kube-system", Name: "apiserver-x"}), nil,
+			`may only name its own node lease`},
+		{"a node writes a scheduler's report", nodeFoo, testReport("kube-scheduler", "foo", nil), nil,
+			`kubelet may only write its own FeatureReport, not one of component "kube-scheduler"`},
+		{"a configured user writes its component's report", fooSA, testReport("foo-controller", "pod-1", nil), nil, ""},
+		{"a configured group member writes its component's report", exampleC, testReport("example-controller", "pod-1", nil), nil, ""},
+		{"a configured user writes kube-apiserver's report", fooSA, testReport("kube-apiserver", "apiserver-x", nil), nil,
+			`not one of component "kube-apiserver"`},
+		{"kube-apiserver writes its report", apiserver, testReport("kube-apiserver", "apiserver-x", nil), nil, ""},
+		{"a superuser deletes a node's report", admin, testReport("kubelet", "bar", nil), []admission.Operation{admission.Delete}, ""},
+		{"a user who is no reporter", alice, testReport("kubelet", "alice", nil), nil, `user "alice" is not a known feature reporter`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ops := tc.ops
+			if ops == nil {
+				ops = []admission.Operation{admission.Create, admission.Update, admission.Delete}
 			}
-			for _, want := range tc.wantErr {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not contain %q", err.Error(), want)
+			for _, op := range ops {
+				var obj, old runtime.Object
+				var opts runtime.Object = &metav1.CreateOptions{}
+				switch op {
+				case admission.Create:
+					obj = tc.report
+				case admission.Update:
+					obj, old, opts = tc.report, tc.report.DeepCopy(), &metav1.UpdateOptions{}
+				case admission.Delete:
+					old, opts = tc.report, &metav1.DeleteOptions{}
+				}
+				attrs := admission.NewAttributesRecord(obj, old, reportGVK, tc.report.Namespace, tc.report.Name,
+					reportsGVR, "", op, opts, false, tc.user)
+				err := p.Validate(context.Background(), attrs, nil)
+				if tc.wantErr == "" {
+					if err != nil {
+						t.Fatalf("%s: unexpected error: %v", op, err)
+					}
+					continue
+				}
+				if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("%s: want a 403 containing %q, got %v", op, tc.wantErr, err)
 				}
 			}
 		})
@@ -502,13 +278,11 @@ func TestHandles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range []admission.Operation{admission.Delete, admission.Connect} {
-		if p.Handles(op) {
-			t.Errorf("handles %s", op)
-		}
+	if p.Handles(admission.Connect) {
+		t.Errorf("handles %s", admission.Connect)
 	}
-	if !p.Handles(admission.Update) || !p.Handles(admission.Create) {
-		t.Error("does not handle Create and Update")
+	if !p.Handles(admission.Update) || !p.Handles(admission.Create) || !p.Handles(admission.Delete) {
+		t.Error("does not handle Create, Update and Delete (of reports)")
 	}
 }
 
@@ -741,14 +515,11 @@ plugins:
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := testFeature()
-		obj := old.DeepCopy()
-		obj.Status.Uses = append(obj.Status.Uses, features.FeatureUse{
-			Component: "foo-controller", Enabled: true, Reporters: []string{"foo-1"}, FirstReportTime: t1})
-		attrs := admission.NewAttributesRecord(obj, old, featureGVK, obj.Namespace, obj.Name,
-			featuresGVR, "status", admission.Update, &metav1.UpdateOptions{}, false, fooSA)
+		report := testReport("foo-controller", "foo-1", nil)
+		attrs := admission.NewAttributesRecord(report, nil, reportGVK, report.Namespace, report.Name,
+			reportsGVR, "", admission.Create, &metav1.CreateOptions{}, false, fooSA)
 		if err := plugin.(admission.ValidationInterface).Validate(context.Background(), attrs, nil); err != nil {
-			t.Errorf("unexpected error: %v", err)
+			t.Errorf("the configured user writes its component's report: unexpected error: %v", err)
 		}
 	})
 

@@ -17,17 +17,18 @@ limitations under the License.
 package featuregate
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
@@ -35,9 +36,6 @@ import (
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	featuresclient "k8s.io/features/client/clientset/versioned"
-	featuresinformers "k8s.io/features/client/informers/externalversions"
-	featureslisters "k8s.io/features/client/listers/api/v1alpha1"
-	"k8s.io/features/gatename"
 )
 
 // APIServerComponent is the component name of kube-apiserver. Its uses list
@@ -51,30 +49,32 @@ const (
 // ReporterOptions tune how Start reports uses. The zero value of a field
 // means its default.
 type ReporterOptions struct {
-	// Namespace holds the Features to report to. Default kube-system.
+	// Namespace holds the reports, next to the Features they report to.
+	// Default kube-system.
 	Namespace string
 	// ReportAllKnown reports every gate the process knows, checked or not,
 	// as kube-apiserver does. Default: true for kube-apiserver, else false.
 	ReportAllKnown *bool
-	// ResyncPeriod is how often every Feature is checked again even without
-	// events. Default 5 minutes.
-	ResyncPeriod time.Duration
-	// FirstWriteDelay is the upper bound of the random delay before writing a
-	// missing entry, so that many reporters of one component do not all write
-	// after a reset: the first write reaches the others through their watch
-	// and they find nothing to do. Default 2 s; none for kube-apiserver, whose
-	// uses list every identity. Negative: no delay.
-	FirstWriteDelay time.Duration
-	// SampleDelay is how old an entry must be before a reporter adds itself to
-	// its non-full sample of reporters. It keeps the writes right after a
-	// reset at about one per (component, value) pair. Default 1 minute.
-	SampleDelay time.Duration
-	// QPS and Burst bound the rate of writes. Defaults 5 and 10; 50 and 100
-	// for kube-apiserver, which reports every gate it knows when it starts.
+	// HolderLease names a Lease this process already renews (a kubelet's
+	// node lease, kube-apiserver's identity lease). While it is renewed the
+	// report counts as live, so the report is written only when its values
+	// change. Without it the report is renewed every LeaseDuration/4.
+	HolderLease *featuresv1alpha1.FeatureReportLease
+	// LeaseDuration is how long the report counts as live after it was
+	// written or renewed, when no HolderLease says so. Default 40 s, as a
+	// node lease.
+	LeaseDuration time.Duration
+	// Coalesce is how long to wait after a first check of a gate before
+	// writing, so that the checks a process makes while it starts are
+	// written together. Default 1 s.
+	Coalesce time.Duration
+	// VerifyInterval is how often a report that is not renewed is read
+	// back (its metadata only) and written again if it is gone or was
+	// changed by someone else. Default 5 minutes.
+	VerifyInterval time.Duration
+	// QPS and Burst bound the rate of writes. Defaults 5 and 10.
 	QPS   float32
 	Burst int
-	// Workers is the number of Features processed concurrently. Default 2.
-	Workers int
 }
 
 func (o ReporterOptions) withDefaults(component string) ReporterOptions {
@@ -85,37 +85,30 @@ func (o ReporterOptions) withDefaults(component string) ReporterOptions {
 	if o.ReportAllKnown == nil {
 		o.ReportAllKnown = &apiserver
 	}
-	if o.ResyncPeriod == 0 {
-		o.ResyncPeriod = 5 * time.Minute
+	if o.LeaseDuration == 0 {
+		o.LeaseDuration = 40 * time.Second
 	}
-	if o.FirstWriteDelay == 0 && !apiserver {
-		o.FirstWriteDelay = 2 * time.Second
+	if o.Coalesce == 0 {
+		o.Coalesce = time.Second
 	}
-	if o.SampleDelay == 0 {
-		o.SampleDelay = time.Minute
+	if o.VerifyInterval == 0 {
+		o.VerifyInterval = 5 * time.Minute
 	}
 	if o.QPS == 0 {
 		o.QPS = 5
-		if apiserver {
-			o.QPS = 50
-		}
 	}
 	if o.Burst == 0 {
 		o.Burst = 10
-		if apiserver {
-			o.Burst = 100
-		}
-	}
-	if o.Workers == 0 {
-		o.Workers = 2
 	}
 	return o
 }
 
 // Start reports, until ctx ends, which gates this process checked and what it
-// found: for every such gate it keeps an entry (component, enabled) in
-// status.uses of the gate's Feature with identity among the reporters. It
-// returns once the informer has synced; reporting goes on in the background.
+// found, in its own FeatureReport <component>.<identity>, which
+// kube-apiserver aggregates into the uses of the gates' Features. It writes
+// the report when the values change and, unless opts.HolderLease says the
+// process is alive, renews it; it reads no Feature. It returns at once;
+// reporting goes on in the background, and failures are retried with backoff.
 func (g *Gate) Start(ctx context.Context, client featuresclient.Interface, identity string) error {
 	return g.StartWithOptions(ctx, client, identity, ReporterOptions{})
 }
@@ -126,30 +119,36 @@ func (g *Gate) StartWithOptions(ctx context.Context, client featuresclient.Inter
 	if err != nil {
 		return err
 	}
-	return r.run(ctx)
+	r.run(ctx)
+	return nil
 }
 
-// reporter keeps this process's entries in the uses of Features.
+// reportKey is the only key of the reporter's queue: there is one report.
+const reportKey = "report"
+
+// reporter keeps this process's FeatureReport.
 type reporter struct {
 	gate     *Gate
 	client   featuresclient.Interface
 	identity string
+	name     string
 	opts     ReporterOptions
-	sampled  bool
-
-	informers featuresinformers.SharedInformerFactory
-	lister    featureslisters.FeatureLister
-	queue     workqueue.TypedRateLimitingInterface[string]
-	limiter   flowcontrol.RateLimiter
+	queue    workqueue.TypedRateLimitingInterface[string]
+	limiter  flowcontrol.RateLimiter
+	// write stores a report; tests replace it.
+	write func(ctx context.Context, report *featuresv1alpha1.FeatureReport) (generation int64, err error)
+	// read returns the generation of the stored report; tests replace it.
+	read func(ctx context.Context) (generation int64, err error)
+	now  func() time.Time
 
 	mu sync.Mutex
-	// delayed holds, per Feature whose entry is missing, when to write it.
-	delayed map[string]time.Time
-	// writes and conflicts count write attempts, for tests and metrics.
-	writes, conflicts int
-	// absent counts, per Feature, the passes that found no Feature to
-	// report to (it is reported when its add event arrives), for tests.
-	absent map[string]int
+	// written is what was last stored, and when.
+	written           []featuresv1alpha1.FeatureReportGate
+	writtenGeneration int64
+	writtenAt         time.Time
+	verifiedAt        time.Time
+	// writes counts successful writes, for tests.
+	writes int
 }
 
 func newReporter(g *Gate, client featuresclient.Interface, identity string, opts ReporterOptions) (*reporter, error) {
@@ -161,28 +160,15 @@ func newReporter(g *Gate, client featuresclient.Interface, identity string, opts
 		gate:     g,
 		client:   client,
 		identity: identity,
+		name:     featuresv1alpha1.FeatureReportName(g.Component(), identity),
 		opts:     opts,
-		sampled:  g.Component() != APIServerComponent,
-		delayed:  map[string]time.Time{},
-		absent:   map[string]int{},
 		limiter:  flowcontrol.NewTokenBucketRateLimiter(opts.QPS, opts.Burst),
+		now:      time.Now,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(newRetryRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature-use-reporter"}),
 	}
-	r.informers = featuresinformers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, featuresinformers.WithNamespace(opts.Namespace))
-	informer := r.informers.Features().V1alpha1().Features()
-	r.lister = informer.Lister()
-	r.queue = workqueue.NewTypedRateLimitingQueueWithConfig(newRetryRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature-use-reporter"})
-	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    r.enqueue,
-		UpdateFunc: func(_, obj any) { r.enqueue(obj) },
-	})
-	return r, err
-}
-
-func (r *reporter) enqueue(obj any) {
-	if f, ok := obj.(*featuresv1alpha1.Feature); ok {
-		r.queue.Add(f.Name)
-	}
+	r.write, r.read = r.apply, r.readGeneration
+	return r, nil
 }
 
 // reported returns the gates to report and the value of each.
@@ -193,77 +179,70 @@ func (r *reporter) reported() map[featuregate.Feature]bool {
 	return r.gate.Uses()
 }
 
-func (r *reporter) run(ctx context.Context) error {
-	logger := klog.FromContext(ctx).WithValues("component", r.gate.Component(), "identity", r.identity)
-	r.informers.Start(ctx.Done())
-	for t, ok := range r.informers.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			r.queue.ShutDown()
-			return fmt.Errorf("feature informer %v did not sync", t)
+// switches are component-base's AllAlpha and AllBeta pseudo-gates, which
+// set other gates and are not features of their own.
+var switches = map[featuregate.Feature]bool{"AllAlpha": true, "AllBeta": true}
+
+// gates returns the report's gates, sorted by name.
+func (r *reporter) gates() []featuresv1alpha1.FeatureReportGate {
+	reported := r.reported()
+	out := make([]featuresv1alpha1.FeatureReportGate, 0, len(reported))
+	for name, enabled := range reported {
+		if !switches[name] {
+			out = append(out, featuresv1alpha1.FeatureReportGate{Name: string(name), Enabled: enabled})
 		}
 	}
+	slices.SortFunc(out, func(a, b featuresv1alpha1.FeatureReportGate) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+func (r *reporter) run(ctx context.Context) {
+	logger := klog.FromContext(ctx).WithValues("component", r.gate.Component(), "identity", r.identity, "report", r.opts.Namespace+"/"+r.name)
+	ctx = klog.NewContext(ctx, logger)
 	go func() {
 		<-ctx.Done()
 		r.queue.ShutDown()
-		r.informers.Shutdown()
 	}()
-	// New checks and mutations of the gate: look at every reported gate again.
+	// New checks and mutations of the gate: write the new values after a
+	// short pause, together with the checks that follow.
 	go func() {
-		r.enqueueAll()
+		r.queue.Add(reportKey)
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-r.gate.Changed():
-				r.enqueueAll()
+				r.queue.AddAfter(reportKey, r.opts.Coalesce)
 			}
 		}
 	}()
-	for range r.opts.Workers {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for r.processNext(klog.NewContext(ctx, logger)) {
-			}
-		}, time.Second)
-	}
-	logger.V(2).Info("Reporting feature gate uses", "namespace", r.opts.Namespace)
-	return nil
-}
-
-func (r *reporter) enqueueAll() {
-	for gate := range r.reported() {
-		r.queue.Add(gatename.ObjectName(string(gate)))
-	}
+	go func() {
+		for r.processNext(ctx) {
+		}
+	}()
+	logger.V(2).Info("Reporting feature gate uses")
 }
 
 func (r *reporter) processNext(ctx context.Context) bool {
-	name, quit := r.queue.Get()
+	key, quit := r.queue.Get()
 	if quit {
 		return false
 	}
-	defer r.queue.Done(name)
-	retryAfter, err := r.sync(ctx, name)
-	switch {
-	case err != nil:
-		retries := r.queue.NumRequeues(name)
-		if apierrors.IsConflict(err) {
-			klog.FromContext(ctx).V(4).Info("Conflict reporting a feature use, will retry", "feature", name, "retries", retries)
-		} else {
-			klog.FromContext(ctx).Error(err, "Reporting a feature use failed, will retry", "feature", name, "retries", retries)
-		}
-		r.queue.AddRateLimited(name)
-	case retryAfter > 0:
-		// A planned delay, not a failure: the backoff is neither raised nor
-		// reset.
-		r.queue.AddAfter(name, retryAfter)
-	default:
-		r.queue.Forget(name)
+	defer r.queue.Done(key)
+	next, err := r.sync(ctx)
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Reporting feature gate uses failed, will retry", "retries", r.queue.NumRequeues(key))
+		r.queue.AddRateLimited(key)
+		return true
 	}
+	r.queue.Forget(key)
+	r.queue.AddAfter(key, next)
 	return true
 }
 
 // Retry backoff of failed writes: exponential from retryBase, capped at
 // retryCap, with up to 100% jitter so that reporters that failed together
-// (a conflict storm, an apiserver restart) do not retry together.
+// (an apiserver restart) do not retry together.
 const (
 	retryBase = 200 * time.Millisecond
 	retryCap  = 30 * time.Second
@@ -290,131 +269,119 @@ func (l jitteredRateLimiter[T]) Forget(item T) { l.inner.Forget(item) }
 
 func (l jitteredRateLimiter[T]) NumRequeues(item T) int { return l.inner.NumRequeues(item) }
 
-// sync makes sure this process's entry is in the Feature's uses. It returns
-// a delay after which to look again, or an error to retry with backoff.
-func (r *reporter) sync(ctx context.Context, name string) (time.Duration, error) {
-	f, err := r.lister.Features(r.opts.Namespace).Get(name)
-	if apierrors.IsNotFound(err) {
+// sync writes the report when its values changed or its renewal is due, and
+// verifies an unrenewed report now and then. It returns when to look again.
+func (r *reporter) sync(ctx context.Context) (time.Duration, error) {
+	gates := r.gates()
+	now := r.now()
+	r.mu.Lock()
+	changed := r.writtenAt.IsZero() || !slices.Equal(gates, r.written)
+	renew := r.opts.HolderLease == nil && now.Sub(r.writtenAt) >= r.opts.LeaseDuration/4
+	verify := r.opts.HolderLease != nil && now.Sub(r.verifiedAt) >= r.opts.VerifyInterval
+	generation := r.writtenGeneration
+	r.mu.Unlock()
+	if !changed && verify {
+		// Nothing renews the report: make sure it is still there as
+		// written (an administrator may have deleted it).
+		stored, err := r.read(ctx)
+		switch {
+		case apierrors.IsNotFound(err):
+			changed = true
+		case err != nil:
+			return 0, err
+		case stored != generation:
+			changed = true
+		}
 		r.mu.Lock()
-		r.absent[name]++
+		r.verifiedAt = now
 		r.mu.Unlock()
-		return 0, nil // reported once it appears: its add event enqueues it
 	}
+	if changed || renew {
+		if err := r.limiter.Wait(ctx); err != nil {
+			return 0, err
+		}
+		report := r.report(gates, now)
+		generation, err := r.write(ctx, report)
+		if err != nil {
+			return 0, err
+		}
+		r.mu.Lock()
+		r.written, r.writtenGeneration, r.writtenAt, r.verifiedAt = gates, generation, now, now
+		r.writes++
+		r.mu.Unlock()
+		if changed {
+			klog.FromContext(ctx).V(2).Info("Reported feature gate uses", "gates", len(gates), "generation", generation)
+		}
+	}
+	if r.opts.HolderLease == nil {
+		return wait.Jitter(r.opts.LeaseDuration/4, 0.1), nil
+	}
+	return wait.Jitter(r.opts.VerifyInterval, 0.2), nil
+}
+
+// report returns the report to store.
+func (r *reporter) report(gates []featuresv1alpha1.FeatureReportGate, now time.Time) *featuresv1alpha1.FeatureReport {
+	renew := metav1.NewMicroTime(now)
+	report := &featuresv1alpha1.FeatureReport{
+		TypeMeta:   metav1.TypeMeta{APIVersion: featuresv1alpha1.SchemeGroupVersion.String(), Kind: "FeatureReport"},
+		ObjectMeta: metav1.ObjectMeta{Name: r.name, Namespace: r.opts.Namespace},
+		Spec: featuresv1alpha1.FeatureReportSpec{
+			Component:   r.gate.Component(),
+			Identity:    r.identity,
+			Gates:       gates,
+			RenewTime:   &renew,
+			HolderLease: r.opts.HolderLease,
+		},
+	}
+	if r.opts.HolderLease == nil {
+		seconds := int32(r.opts.LeaseDuration / time.Second)
+		report.Spec.LeaseDurationSeconds = &seconds
+	}
+	return report
+}
+
+// partialObjectMetadata asks the apiserver to answer with the object's
+// metadata only: a write's answer then costs the reporter a few hundred
+// bytes whatever the report's size.
+const partialObjectMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+
+// apply stores the report with server-side apply (this process is its only
+// field manager; it creates the report if it is missing) and returns its
+// generation.
+func (r *reporter) apply(ctx context.Context, report *featuresv1alpha1.FeatureReport) (int64, error) {
+	body, err := json.Marshal(report)
 	if err != nil {
 		return 0, err
 	}
-	enabled, ok := r.reported()[featuregate.Feature(f.Spec.Gate)]
-	if !ok {
-		return 0, nil
-	}
-	uses, wait := r.decide(f, enabled, time.Now())
-	if uses == nil {
-		return wait, nil
-	}
-	if err := r.limiter.Wait(ctx); err != nil {
+	force := true
+	raw, err := r.client.FeaturesV1alpha1().RESTClient().Patch(types.ApplyPatchType).
+		Namespace(report.Namespace).Resource("featurereports").Name(report.Name).
+		Param("fieldManager", r.gate.Component()).Param("force", fmt.Sprint(force)).
+		SetHeader("Accept", partialObjectMetadata).
+		Body(body).Do(ctx).Raw()
+	if err != nil {
 		return 0, err
 	}
-	updated := f.DeepCopy()
-	updated.Status.Uses = uses
-	r.mu.Lock()
-	r.writes++
-	r.mu.Unlock()
-	_, err = r.client.FeaturesV1alpha1().Features(r.opts.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: r.gate.Component()})
-	if apierrors.IsConflict(err) {
-		r.mu.Lock()
-		r.conflicts++
-		r.mu.Unlock()
-	}
-	return 0, err
+	return generationOf(raw)
 }
 
-// decide returns the uses to write, or nil and how long to wait before
-// looking again (0: nothing to do until an event). Besides adding its own
-// entry, a reporter removes itself from an entry of its component with the
-// other value, left from before a restart with a different configuration.
-func (r *reporter) decide(f *featuresv1alpha1.Feature, enabled bool, now time.Time) ([]featuresv1alpha1.FeatureUse, time.Duration) {
-	component := r.gate.Component()
-	uses, stale := r.withoutStaleSelf(f.Status.Uses, component, enabled)
-	i := slices.IndexFunc(uses, func(u featuresv1alpha1.FeatureUse) bool {
-		return u.Component == component && u.Enabled == enabled
-	})
-	if i < 0 {
-		// Missing entry: wait until a random point within FirstWriteDelay,
-		// then write unless someone else has written it meanwhile.
-		if wait := r.firstWriteWait(f.Name, now); wait > 0 {
-			return nil, wait
-		}
-		return append(uses, featuresv1alpha1.FeatureUse{
-			Component:       component,
-			Enabled:         enabled,
-			Reporters:       []string{r.identity},
-			FirstReportTime: metav1.NewTime(now),
-		}), 0
+// readGeneration returns the generation of the stored report, reading its
+// metadata only.
+func (r *reporter) readGeneration(ctx context.Context) (int64, error) {
+	raw, err := r.client.FeaturesV1alpha1().RESTClient().Get().
+		Namespace(r.opts.Namespace).Resource("featurereports").Name(r.name).
+		SetHeader("Accept", partialObjectMetadata).
+		Do(ctx).Raw()
+	if err != nil {
+		return 0, err
 	}
-	r.clearDelayed(f.Name)
-	use := uses[i]
-	join := !slices.Contains(use.Reporters, r.identity)
-	if join && r.sampled {
-		if len(use.Reporters) >= MaxSampledReporters {
-			join = false
-		} else if age := now.Sub(use.FirstReportTime.Time); age < r.opts.SampleDelay {
-			if !stale {
-				return nil, wait.Jitter(r.opts.SampleDelay-age, 0.5)
-			}
-			join = false
-		}
-	}
-	if !join && !stale {
-		return nil, 0
-	}
-	if join {
-		uses[i].Reporters = append(slices.Clone(use.Reporters), r.identity)
-	}
-	return uses, 0
+	return generationOf(raw)
 }
 
-// withoutStaleSelf returns a copy of uses without this reporter in the entry
-// of its component with the other value (dropping the entry if it empties),
-// and whether there was such a stale membership.
-func (r *reporter) withoutStaleSelf(uses []featuresv1alpha1.FeatureUse, component string, enabled bool) ([]featuresv1alpha1.FeatureUse, bool) {
-	out := make([]featuresv1alpha1.FeatureUse, 0, len(uses)+1)
-	stale := false
-	for _, u := range uses {
-		if u.Component == component && u.Enabled != enabled && slices.Contains(u.Reporters, r.identity) {
-			stale = true
-			u.Reporters = slices.DeleteFunc(slices.Clone(u.Reporters), func(id string) bool { return id == r.identity })
-			if len(u.Reporters) == 0 {
-				continue
-			}
-		}
-		out = append(out, u)
+func generationOf(raw []byte) (int64, error) {
+	var meta metav1.PartialObjectMetadata
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return 0, fmt.Errorf("reading the stored report's metadata: %w", err)
 	}
-	return out, stale
-}
-
-// firstWriteWait returns how long to wait before writing a missing entry of
-// the Feature: the first time, a random point within FirstWriteDelay is
-// chosen; 0 once it has passed.
-func (r *reporter) firstWriteWait(name string, now time.Time) time.Duration {
-	if r.opts.FirstWriteDelay <= 0 {
-		return 0
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	deadline, ok := r.delayed[name]
-	if !ok {
-		deadline = now.Add(time.Duration(rand.Int64N(int64(r.opts.FirstWriteDelay))) + time.Millisecond)
-		r.delayed[name] = deadline
-	}
-	if wait := deadline.Sub(now); wait > 0 {
-		return wait
-	}
-	delete(r.delayed, name)
-	return 0
-}
-
-func (r *reporter) clearDelayed(name string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.delayed, name)
+	return meta.Generation, nil
 }

@@ -18,21 +18,22 @@ package featuregate
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
-	"k8s.io/apimachinery/pkg/util/wait"
-	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/rest"
 	"k8s.io/component-base/featuregate"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	"k8s.io/features/client/clientset/versioned/fake"
+	featuresclient "k8s.io/features/client/clientset/versioned"
 )
 
 func newTestGate(t *testing.T, component string) *Gate {
@@ -48,164 +49,210 @@ func newTestGate(t *testing.T, component string) *Gate {
 	return Wrap(inner, component)
 }
 
-func feature(gate string, uses ...featuresv1alpha1.FeatureUse) *featuresv1alpha1.Feature {
-	return &featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: map[string]string{"AlphaGate": "alpha-gate", "BetaGate": "beta-gate"}[gate], Namespace: "kube-system", ResourceVersion: "1"},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: gate},
-		Status:     featuresv1alpha1.FeatureStatus{Uses: uses},
+// fakeStore is a report store for the reporter's write and read.
+type fakeStore struct {
+	writes     []*featuresv1alpha1.FeatureReport
+	generation int64
+	missing    bool
+}
+
+func (s *fakeStore) write(_ context.Context, r *featuresv1alpha1.FeatureReport) (int64, error) {
+	s.writes = append(s.writes, r.DeepCopy())
+	s.missing = false
+	s.generation++
+	return s.generation, nil
+}
+
+func (s *fakeStore) read(context.Context) (int64, error) {
+	if s.missing {
+		return 0, apierrors.NewNotFound(featuresv1alpha1.Resource("featurereports"), "x")
 	}
+	return s.generation, nil
 }
 
-func use(component string, enabled bool, age time.Duration, reporters ...string) featuresv1alpha1.FeatureUse {
-	return featuresv1alpha1.FeatureUse{Component: component, Enabled: enabled, Reporters: reporters,
-		FirstReportTime: metav1.NewTime(time.Now().Add(-age))}
+// testReporter returns a reporter of g whose writes and reads go to a
+// fakeStore and whose clock is *now.
+func testReporter(t *testing.T, g *Gate, opts ReporterOptions, now *time.Time) (*reporter, *fakeStore) {
+	t.Helper()
+	r, err := newReporter(g, nil, "id-1", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &fakeStore{}
+	r.write, r.read, r.now = store.write, store.read, func() time.Time { return *now }
+	return r, store
 }
 
-func reportersOf(uses []featuresv1alpha1.FeatureUse) string {
-	out := ""
-	for _, u := range uses {
-		out += fmt.Sprintf("%s=%t%v;", u.Component, u.Enabled, u.Reporters)
+func gatesOf(r *featuresv1alpha1.FeatureReport) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range r.Spec.Gates {
+		out[g.Name] = g.Enabled
 	}
 	return out
 }
 
-func TestDecide(t *testing.T) {
-	nine := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-	cases := []struct {
-		name      string
-		component string
-		opts      ReporterOptions
-		uses      []featuresv1alpha1.FeatureUse
-		want      string // uses after the write, "" when nothing is written
-		wantWait  bool
-	}{
-		{name: "missing entry is written", component: "kube-scheduler", opts: ReporterOptions{FirstWriteDelay: -1},
-			want: "kube-scheduler=false[me];"},
-		{name: "missing entry waits out the first-write delay", component: "kube-scheduler", opts: ReporterOptions{FirstWriteDelay: time.Hour},
-			wantWait: true},
-		{name: "other entries are kept", component: "kube-scheduler", opts: ReporterOptions{FirstWriteDelay: -1},
-			uses: []featuresv1alpha1.FeatureUse{use("kubelet", true, 0, "node-1")},
-			want: "kubelet=true[node-1];kube-scheduler=false[me];"},
-		{name: "listed already: nothing to do", component: "kube-scheduler",
-			uses: []featuresv1alpha1.FeatureUse{use("kube-scheduler", false, 0, "x", "me")}},
-		{name: "young entry: join the sample later", component: "kube-scheduler",
-			uses:     []featuresv1alpha1.FeatureUse{use("kube-scheduler", false, 0, "x")},
-			wantWait: true},
-		{name: "old entry with room: join the sample", component: "kube-scheduler",
-			uses: []featuresv1alpha1.FeatureUse{use("kube-scheduler", false, 2*time.Minute, "x")},
-			want: "kube-scheduler=false[x me];"},
-		{name: "full sample: nothing to do", component: "kube-scheduler",
-			uses: []featuresv1alpha1.FeatureUse{use("kube-scheduler", false, 2*time.Minute, nine...)}},
-		{name: "apiservers always list themselves", component: APIServerComponent,
-			uses: []featuresv1alpha1.FeatureUse{use(APIServerComponent, false, 0, nine...)},
-			want: "kube-apiserver=false[a b c d e f g h me];"},
-		{name: "stale membership with the other value is dropped", component: APIServerComponent,
-			uses: []featuresv1alpha1.FeatureUse{use(APIServerComponent, true, 0, "me"), use(APIServerComponent, false, 0, "other")},
-			want: "kube-apiserver=false[other me];"},
-		{name: "stale membership is dropped even when the sample is full", component: "kube-scheduler",
-			uses: []featuresv1alpha1.FeatureUse{use("kube-scheduler", true, 0, "me", "y"), use("kube-scheduler", false, 0, nine...)},
-			want: "kube-scheduler=true[y];kube-scheduler=false[a b c d e f g h];"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			r, err := newReporter(newTestGate(t, tc.component), fake.NewClientset(), "me", tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			uses, wait := r.decide(feature("AlphaGate", tc.uses...), false, time.Now())
-			got := ""
-			if uses != nil {
-				got = reportersOf(uses)
-			}
-			if got != tc.want {
-				t.Errorf("uses written: %q, want %q", got, tc.want)
-			}
-			if (wait > 0) != tc.wantWait {
-				t.Errorf("wait %v, want a wait: %t", wait, tc.wantWait)
-			}
-		})
-	}
-}
-
-func TestFirstWriteDelayIsKeptAcrossEvents(t *testing.T) {
-	r, err := newReporter(newTestGate(t, "kube-scheduler"), fake.NewClientset(), "me", ReporterOptions{FirstWriteDelay: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	f := feature("AlphaGate")
-	_, first := r.decide(f, false, now)
-	// Half-way to the drawn deadline (the draw may be under a second).
-	half := first / 2
-	_, second := r.decide(f, false, now.Add(half))
-	if first <= 0 || first > time.Minute+time.Millisecond || second != first-half {
-		t.Fatalf("waits %v then %v: the deadline must be kept, not re-drawn", first, second)
-	}
-	if uses, wait := r.decide(f, false, now.Add(time.Minute+time.Millisecond)); uses == nil || wait != 0 {
-		t.Fatalf("after the deadline the entry must be written, got %v %v", uses, wait)
-	}
-}
-
-// TestStartReportsUses runs the reporter against a fake clientset: a gate
-// checked before Start is reported, a Feature created later is reported once
-// it appears, and a conflict is retried.
-func TestStartReportsUses(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g := newTestGate(t, "kube-controller-manager")
-	g.Enabled("BetaGate") // checked before any client exists
-
-	client := fake.NewClientset(feature("BetaGate"))
-	var conflicts atomic.Int32
-	client.PrependReactor("update", "features", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if action.GetSubresource() == "status" && conflicts.Add(1) == 1 {
-			return true, nil, apierrors.NewConflict(featuresv1alpha1.Resource("features"), "beta-gate", fmt.Errorf("try again"))
-		}
-		return false, nil, nil
-	})
-	opts := ReporterOptions{FirstWriteDelay: -1, ResyncPeriod: time.Hour}
-	r, err := newReporter(g, client, "kcm-1", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitForUses(t, client, "beta-gate", "kube-controller-manager=true[kcm-1];")
-	if conflicts.Load() < 2 {
-		t.Fatalf("expected the conflict to be retried, saw %d status updates", conflicts.Load())
-	}
-
-	// First checked after Start, with no Feature yet: the reporter looks,
-	// finds none, and reports once the Feature's add event arrives.
+func TestReportWrittenWhenValuesChange(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	g := newTestGate(t, "kubelet")
+	lease := &featuresv1alpha1.FeatureReportLease{Namespace: "kube-node-lease", Name: "id-1"}
+	r, store := testReporter(t, g, ReporterOptions{HolderLease: lease}, &now)
 	g.Enabled("AlphaGate")
-	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.absent["alpha-gate"] > 0, nil
-	})
-	if err != nil {
-		t.Fatal("the reporter never looked for the Feature of AlphaGate after its first check")
+	ctx := context.Background()
+
+	next, err := r.sync(ctx)
+	if err != nil || len(store.writes) != 1 {
+		t.Fatalf("first sync: %d writes, %v", len(store.writes), err)
 	}
-	if _, err := client.FeaturesV1alpha1().Features("kube-system").Create(ctx, feature("AlphaGate"), metav1.CreateOptions{}); err != nil {
+	w := store.writes[0]
+	if w.Name != "kubelet.id-1" || w.Namespace != "kube-system" || w.Spec.Component != "kubelet" || w.Spec.Identity != "id-1" ||
+		!slices.Equal(w.Spec.Gates, []featuresv1alpha1.FeatureReportGate{{Name: "AlphaGate", Enabled: false}}) ||
+		w.Spec.HolderLease == nil || *w.Spec.HolderLease != *lease || w.Spec.LeaseDurationSeconds != nil ||
+		w.Spec.RenewTime == nil || !w.Spec.RenewTime.Time.Equal(now) {
+		t.Fatalf("first report: %+v", w)
+	}
+	if next < 4*time.Minute {
+		t.Errorf("with a holder lease the next look is the verify interval, got %v", next)
+	}
+
+	// Nothing changed: nothing written, however late.
+	now = now.Add(time.Minute)
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 1 {
+		t.Fatalf("unchanged values: %d writes, %v", len(store.writes), err)
+	}
+
+	// A new check is written, with every gate checked so far.
+	g.Enabled("BetaGate")
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 2 {
+		t.Fatalf("new check: %d writes, %v", len(store.writes), err)
+	}
+	if got := gatesOf(store.writes[1]); len(got) != 2 || got["AlphaGate"] || !got["BetaGate"] {
+		t.Errorf("second report's gates: %v", got)
+	}
+
+	// A mutation of the gate changes a value: written.
+	if err := g.SetFromMap(map[string]bool{"BetaGate": false}); err != nil {
 		t.Fatal(err)
 	}
-	waitForUses(t, client, "alpha-gate", "kube-controller-manager=false[kcm-1];")
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 3 || gatesOf(store.writes[2])["BetaGate"] {
+		t.Fatalf("changed value: %d writes, %v", len(store.writes), err)
+	}
 }
 
-func waitForUses(t *testing.T, client *fake.Clientset, name, want string) {
-	t.Helper()
-	var got string
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-		f, err := client.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		got = reportersOf(f.Status.Uses)
-		return got == want, nil
-	})
+func TestReportRenewedWithoutHolderLease(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	g := newTestGate(t, "kube-scheduler")
+	g.Enabled("BetaGate")
+	r, store := testReporter(t, g, ReporterOptions{LeaseDuration: 40 * time.Second}, &now)
+	ctx := context.Background()
+	next, err := r.sync(ctx)
+	if err != nil || len(store.writes) != 1 {
+		t.Fatalf("first sync: %d writes, %v", len(store.writes), err)
+	}
+	if d := store.writes[0].Spec.LeaseDurationSeconds; d == nil || *d != 40 || store.writes[0].Spec.HolderLease != nil {
+		t.Fatalf("a report renewed by its reporter states its lease duration: %+v", store.writes[0].Spec)
+	}
+	if next < 9*time.Second || next > 11*time.Second {
+		t.Errorf("next renewal in %v, want about 10s (a quarter of the lease)", next)
+	}
+	now = now.Add(5 * time.Second)
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 1 {
+		t.Fatalf("before the renewal: %d writes, %v", len(store.writes), err)
+	}
+	now = now.Add(5 * time.Second)
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 2 {
+		t.Fatalf("renewal due: %d writes, %v", len(store.writes), err)
+	}
+	if !store.writes[1].Spec.RenewTime.Time.Equal(now) {
+		t.Errorf("a renewal moves renewTime to %v, got %v", now, store.writes[1].Spec.RenewTime)
+	}
+}
+
+func TestReportVerifiedWhenNotRenewed(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	g := newTestGate(t, "kubelet")
+	g.Enabled("BetaGate")
+	lease := &featuresv1alpha1.FeatureReportLease{Namespace: "kube-node-lease", Name: "id-1"}
+	r, store := testReporter(t, g, ReporterOptions{HolderLease: lease, VerifyInterval: time.Minute}, &now)
+	ctx := context.Background()
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 1 {
+		t.Fatalf("first sync: %d writes, %v", len(store.writes), err)
+	}
+	// Verified as written: nothing to do.
+	now = now.Add(time.Minute)
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 1 {
+		t.Fatalf("verified: %d writes, %v", len(store.writes), err)
+	}
+	// Deleted meanwhile: written again at the next verification.
+	store.missing = true
+	now = now.Add(30 * time.Second)
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 1 {
+		t.Fatalf("not yet due: %d writes, %v", len(store.writes), err)
+	}
+	now = now.Add(30 * time.Second)
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 2 {
+		t.Fatalf("a deleted report must be written again: %d writes, %v", len(store.writes), err)
+	}
+	// Changed by someone else (another generation): written again.
+	store.generation += 5
+	now = now.Add(time.Minute)
+	if _, err := r.sync(ctx); err != nil || len(store.writes) != 3 {
+		t.Fatalf("a changed report must be written again: %d writes, %v", len(store.writes), err)
+	}
+}
+
+func TestAPIServerReportsEveryKnownGate(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	g := newTestGate(t, APIServerComponent)
+	r, store := testReporter(t, g, ReporterOptions{}, &now)
+	if _, err := r.sync(context.Background()); err != nil || len(store.writes) != 1 {
+		t.Fatalf("first sync: %d writes, %v", len(store.writes), err)
+	}
+	if got := gatesOf(store.writes[0]); len(got) != 2 || got["AlphaGate"] || !got["BetaGate"] {
+		t.Errorf("kube-apiserver reports every gate it knows, checked or not: %v", got)
+	}
+}
+
+// TestApplyAsksForMetadataOnly checks the request a report is stored with:
+// a server-side apply by the component, forced, that asks for the
+// object's metadata only in the answer.
+func TestApplyAsksForMetadataOnly(t *testing.T) {
+	var got *http.Request
+	var body []byte
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		got = req
+		body, _ = io.ReadAll(req.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(metav1.PartialObjectMetadata{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"},
+			ObjectMeta: metav1.ObjectMeta{Name: "kubelet.node-1", Generation: 7},
+		})
+	}))
+	defer server.Close()
+	client, err := featuresclient.NewForConfig(&rest.Config{Host: server.URL})
 	if err != nil {
-		t.Fatalf("uses of %s: %q, want %q", name, got, want)
+		t.Fatal(err)
+	}
+	g := newTestGate(t, "kubelet")
+	g.Enabled("AlphaGate")
+	r, err := newReporter(g, client, "node-1", ReporterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	generation, err := r.apply(context.Background(), r.report(r.gates(), time.Now()))
+	if err != nil || generation != 7 {
+		t.Fatalf("apply: generation %d, %v", generation, err)
+	}
+	if got.Method != http.MethodPatch || got.URL.Path != "/apis/features.k8s.io/v1alpha1/namespaces/kube-system/featurereports/kubelet.node-1" ||
+		got.URL.Query().Get("fieldManager") != "kubelet" || got.URL.Query().Get("force") != "true" ||
+		got.Header.Get("Content-Type") != "application/apply-patch+yaml" || got.Header.Get("Accept") != partialObjectMetadata {
+		t.Fatalf("request: %s %s, Content-Type %q, Accept %q", got.Method, got.URL, got.Header.Get("Content-Type"), got.Header.Get("Accept"))
+	}
+	var sent featuresv1alpha1.FeatureReport
+	if err := json.Unmarshal(body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if sent.Kind != "FeatureReport" || sent.APIVersion != "features.k8s.io/v1alpha1" || sent.Spec.Identity != "node-1" || len(sent.Spec.Gates) != 1 {
+		t.Errorf("sent %+v", sent)
 	}
 }
 

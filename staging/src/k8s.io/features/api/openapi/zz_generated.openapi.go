@@ -90,6 +90,11 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		version.Info{}.OpenAPIModelName():                 schema_k8sio_apimachinery_pkg_version_Info(ref),
 		v1alpha1.Feature{}.OpenAPIModelName():             schema_k8sio_features_api_v1alpha1_Feature(ref),
 		v1alpha1.FeatureList{}.OpenAPIModelName():         schema_k8sio_features_api_v1alpha1_FeatureList(ref),
+		v1alpha1.FeatureReport{}.OpenAPIModelName():       schema_k8sio_features_api_v1alpha1_FeatureReport(ref),
+		v1alpha1.FeatureReportGate{}.OpenAPIModelName():   schema_k8sio_features_api_v1alpha1_FeatureReportGate(ref),
+		v1alpha1.FeatureReportLease{}.OpenAPIModelName():  schema_k8sio_features_api_v1alpha1_FeatureReportLease(ref),
+		v1alpha1.FeatureReportList{}.OpenAPIModelName():   schema_k8sio_features_api_v1alpha1_FeatureReportList(ref),
+		v1alpha1.FeatureReportSpec{}.OpenAPIModelName():   schema_k8sio_features_api_v1alpha1_FeatureReportSpec(ref),
 		v1alpha1.FeatureSpec{}.OpenAPIModelName():         schema_k8sio_features_api_v1alpha1_FeatureSpec(ref),
 		v1alpha1.FeatureStatus{}.OpenAPIModelName():       schema_k8sio_features_api_v1alpha1_FeatureStatus(ref),
 		v1alpha1.FeatureTask{}.OpenAPIModelName():         schema_k8sio_features_api_v1alpha1_FeatureTask(ref),
@@ -2868,6 +2873,228 @@ func schema_k8sio_features_api_v1alpha1_FeatureList(ref common.ReferenceCallback
 		},
 		Dependencies: []string{
 			v1.ListMeta{}.OpenAPIModelName(), v1alpha1.Feature{}.OpenAPIModelName()},
+	}
+}
+
+func schema_k8sio_features_api_v1alpha1_FeatureReport(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FeatureReport is what one process of a component found when it checked feature gates: the gates it checked and their values, and how long the report counts as live. Each reporting process keeps exactly one report, named <component>.<identity>, in the namespace of the Features it reports to, and writes it only when its values change (and, when no lease of its own says it is alive, to renew it). kube-apiserver aggregates the live reports into the uses of each Feature, so a reporter neither reads nor writes Features, and a write to a Feature is sent to no reporter.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object's metadata. The name is <component>.<identity>. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is the report.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.FeatureReportSpec{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.ObjectMeta{}.OpenAPIModelName(), v1alpha1.FeatureReportSpec{}.OpenAPIModelName()},
+	}
+}
+
+func schema_k8sio_features_api_v1alpha1_FeatureReportGate(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FeatureReportGate is one gate a process checked and the value it found.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the exact name of the gate, for example MaxUnavailableStatefulSet.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"enabled": {
+						SchemaProps: spec.SchemaProps{
+							Description: "enabled is the value the process found.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "enabled"},
+			},
+		},
+	}
+}
+
+func schema_k8sio_features_api_v1alpha1_FeatureReportLease(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FeatureReportLease names a coordination.k8s.io Lease.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the Lease.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the Lease.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"namespace", "name"},
+			},
+		},
+	}
+}
+
+func schema_k8sio_features_api_v1alpha1_FeatureReportList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FeatureReportList is a list of FeatureReport objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items is the list of FeatureReports.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.FeatureReport{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1.ListMeta{}.OpenAPIModelName(), v1alpha1.FeatureReport{}.OpenAPIModelName()},
+	}
+}
+
+func schema_k8sio_features_api_v1alpha1_FeatureReportSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FeatureReportSpec is what a process reports and how long it counts.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"component": {
+						SchemaProps: spec.SchemaProps{
+							Description: "component is the name of the reporting component, for example kubelet, kube-controller-manager or kube-scheduler. Required and immutable.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"identity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "identity identifies the process among its component's: a kubelet's node name, a kube-apiserver's identity lease name, the host name of a kube-controller-manager or kube-scheduler. Required and immutable.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"gates": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "gates are the gates the process checked and the values it found (kube-apiserver: every gate it knows, with its configured value), at most one entry per gate.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.FeatureReportGate{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"renewTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "renewTime is when the reporter last wrote or renewed the report.",
+							Ref:         ref(v1.MicroTime{}.OpenAPIModelName()),
+						},
+					},
+					"leaseDurationSeconds": {
+						SchemaProps: spec.SchemaProps{
+							Description: "leaseDurationSeconds is how long after renewTime the report counts as live when holderLease does not say so; the reporter renews the report well within it. Unset, a report without a renewed holderLease counts as live for kube-apiserver's --feature-lifecycle-wait-for-uses-period after renewTime.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"holderLease": {
+						SchemaProps: spec.SchemaProps{
+							Description: "holderLease names a Lease that the reporting process already renews (a kubelet's node lease, a kube-apiserver's identity lease): while it is renewed within its duration the report counts as live, and the reporter writes the report only when its values change.",
+							Ref:         ref(v1alpha1.FeatureReportLease{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"component", "identity"},
+			},
+		},
+		Dependencies: []string{
+			v1.MicroTime{}.OpenAPIModelName(), v1alpha1.FeatureReportGate{}.OpenAPIModelName(), v1alpha1.FeatureReportLease{}.OpenAPIModelName()},
 	}
 }
 

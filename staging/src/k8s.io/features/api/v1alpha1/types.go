@@ -281,3 +281,106 @@ type FeatureList struct {
 	// items is the list of Features.
 	Items []Feature `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// FeatureReport is what one process of a component found when it checked
+// feature gates: the gates it checked and their values, and how long the
+// report counts as live. Each reporting process keeps exactly one report,
+// named <component>.<identity>, in the namespace of the Features it reports
+// to, and writes it only when its values change (and, when no lease of its
+// own says it is alive, to renew it). kube-apiserver aggregates the live
+// reports into the uses of each Feature, so a reporter neither reads nor
+// writes Features, and a write to a Feature is sent to no reporter.
+type FeatureReport struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard object's metadata. The name is <component>.<identity>.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// spec is the report.
+	// +optional
+	Spec FeatureReportSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+}
+
+// FeatureReportSpec is what a process reports and how long it counts.
+type FeatureReportSpec struct {
+	// component is the name of the reporting component, for example
+	// kubelet, kube-controller-manager or kube-scheduler. Required and
+	// immutable.
+	// +required
+	Component string `json:"component" protobuf:"bytes,1,opt,name=component"`
+
+	// identity identifies the process among its component's: a kubelet's
+	// node name, a kube-apiserver's identity lease name, the host name of
+	// a kube-controller-manager or kube-scheduler. Required and immutable.
+	// +required
+	Identity string `json:"identity" protobuf:"bytes,2,opt,name=identity"`
+
+	// gates are the gates the process checked and the values it found
+	// (kube-apiserver: every gate it knows, with its configured value),
+	// at most one entry per gate.
+	// +optional
+	// +listType=atomic
+	Gates []FeatureReportGate `json:"gates,omitempty" protobuf:"bytes,3,rep,name=gates"`
+
+	// renewTime is when the reporter last wrote or renewed the report.
+	// +optional
+	RenewTime *metav1.MicroTime `json:"renewTime,omitempty" protobuf:"bytes,4,opt,name=renewTime"`
+
+	// leaseDurationSeconds is how long after renewTime the report counts
+	// as live when holderLease does not say so; the reporter renews the
+	// report well within it. Unset, a report without a renewed holderLease
+	// counts as live for kube-apiserver's
+	// --feature-lifecycle-wait-for-uses-period after renewTime.
+	// +optional
+	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty" protobuf:"varint,5,opt,name=leaseDurationSeconds"`
+
+	// holderLease names a Lease that the reporting process already renews
+	// (a kubelet's node lease, a kube-apiserver's identity lease): while it
+	// is renewed within its duration the report counts as live, and the
+	// reporter writes the report only when its values change.
+	// +optional
+	HolderLease *FeatureReportLease `json:"holderLease,omitempty" protobuf:"bytes,6,opt,name=holderLease"`
+}
+
+// FeatureReportGate is one gate a process checked and the value it found.
+type FeatureReportGate struct {
+	// name is the exact name of the gate, for example
+	// MaxUnavailableStatefulSet.
+	// +required
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+
+	// enabled is the value the process found.
+	// +required
+	Enabled bool `json:"enabled" protobuf:"varint,2,opt,name=enabled"`
+}
+
+// FeatureReportLease names a coordination.k8s.io Lease.
+type FeatureReportLease struct {
+	// namespace of the Lease.
+	// +required
+	Namespace string `json:"namespace" protobuf:"bytes,1,opt,name=namespace"`
+
+	// name of the Lease.
+	// +required
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// FeatureReportList is a list of FeatureReport objects.
+type FeatureReportList struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard list metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// items is the list of FeatureReports.
+	Items []FeatureReport `json:"items" protobuf:"bytes,2,rep,name=items"`
+}

@@ -32,6 +32,31 @@ func (in FeatureList) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureReport) OpenAPIModelName() string {
+	return "io.k8s.features.api.v1alpha1.FeatureReport"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureReportGate) OpenAPIModelName() string {
+	return "io.k8s.features.api.v1alpha1.FeatureReportGate"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureReportLease) OpenAPIModelName() string {
+	return "io.k8s.features.api.v1alpha1.FeatureReportLease"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureReportList) OpenAPIModelName() string {
+	return "io.k8s.features.api.v1alpha1.FeatureReportList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureReportSpec) OpenAPIModelName() string {
+	return "io.k8s.features.api.v1alpha1.FeatureReportSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureSpec) OpenAPIModelName() string {
 	return "io.k8s.features.api.v1alpha1.FeatureSpec"
 }

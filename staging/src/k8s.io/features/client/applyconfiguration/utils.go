@@ -34,6 +34,14 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 	// Group=features.k8s.io, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithKind("Feature"):
 		return &apiv1alpha1.FeatureApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("FeatureReport"):
+		return &apiv1alpha1.FeatureReportApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("FeatureReportGate"):
+		return &apiv1alpha1.FeatureReportGateApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("FeatureReportLease"):
+		return &apiv1alpha1.FeatureReportLeaseApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("FeatureReportSpec"):
+		return &apiv1alpha1.FeatureReportSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("FeatureSpec"):
 		return &apiv1alpha1.FeatureSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("FeatureStatus"):

@@ -100,6 +100,8 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: time
       type:
         namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+- name: io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime
+  scalar: untyped
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
   map:
     fields:
@@ -212,6 +214,71 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: io.k8s.features.api.v1alpha1.FeatureStatus
       default: {}
+- name: io.k8s.features.api.v1alpha1.FeatureReport
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
+      default: {}
+    - name: spec
+      type:
+        namedType: io.k8s.features.api.v1alpha1.FeatureReportSpec
+      default: {}
+- name: io.k8s.features.api.v1alpha1.FeatureReportGate
+  map:
+    fields:
+    - name: enabled
+      type:
+        scalar: boolean
+      default: false
+    - name: name
+      type:
+        scalar: string
+      default: ""
+- name: io.k8s.features.api.v1alpha1.FeatureReportLease
+  map:
+    fields:
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: namespace
+      type:
+        scalar: string
+      default: ""
+- name: io.k8s.features.api.v1alpha1.FeatureReportSpec
+  map:
+    fields:
+    - name: component
+      type:
+        scalar: string
+      default: ""
+    - name: gates
+      type:
+        list:
+          elementType:
+            namedType: io.k8s.features.api.v1alpha1.FeatureReportGate
+          elementRelationship: atomic
+    - name: holderLease
+      type:
+        namedType: io.k8s.features.api.v1alpha1.FeatureReportLease
+    - name: identity
+      type:
+        scalar: string
+      default: ""
+    - name: leaseDurationSeconds
+      type:
+        scalar: numeric
+    - name: renewTime
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime
 - name: io.k8s.features.api.v1alpha1.FeatureSpec
   map:
     fields:

@@ -55,6 +55,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=features.k8s.io, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("features"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Features().V1alpha1().Features().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("featurereports"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Features().V1alpha1().FeatureReports().Informer()}, nil
 
 	}
 

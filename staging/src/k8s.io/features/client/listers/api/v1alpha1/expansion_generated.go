@@ -25,3 +25,11 @@ type FeatureListerExpansion interface{}
 // FeatureNamespaceListerExpansion allows custom methods to be added to
 // FeatureNamespaceLister.
 type FeatureNamespaceListerExpansion interface{}
+
+// FeatureReportListerExpansion allows custom methods to be added to
+// FeatureReportLister.
+type FeatureReportListerExpansion interface{}
+
+// FeatureReportNamespaceListerExpansion allows custom methods to be added to
+// FeatureReportNamespaceLister.
+type FeatureReportNamespaceListerExpansion interface{}

@@ -26,6 +26,8 @@ import (
 type Interface interface {
 	// Features returns a FeatureInformer.
 	Features() TypedFeatureInformer
+	// FeatureReports returns a FeatureReportInformer.
+	FeatureReports() TypedFeatureReportInformer
 }
 
 type version struct {
@@ -42,4 +44,9 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 // Features returns a TypedFeatureInformer.
 func (v *version) Features() TypedFeatureInformer {
 	return &featureInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// FeatureReports returns a TypedFeatureReportInformer.
+func (v *version) FeatureReports() TypedFeatureReportInformer {
+	return &featureReportInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

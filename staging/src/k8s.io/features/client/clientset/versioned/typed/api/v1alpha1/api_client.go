@@ -29,6 +29,7 @@ import (
 type FeaturesV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	FeaturesGetter
+	FeatureReportsGetter
 }
 
 // FeaturesV1alpha1Client is used to interact with features provided by the features.k8s.io group.
@@ -38,6 +39,10 @@ type FeaturesV1alpha1Client struct {
 
 func (c *FeaturesV1alpha1Client) Features(namespace string) FeatureInterface {
 	return newFeatures(c, namespace)
+}
+
+func (c *FeaturesV1alpha1Client) FeatureReports(namespace string) FeatureReportInterface {
+	return newFeatureReports(c, namespace)
 }
 
 // NewForConfig creates a new FeaturesV1alpha1Client for the given config.

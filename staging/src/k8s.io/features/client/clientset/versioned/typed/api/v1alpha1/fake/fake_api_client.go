@@ -32,6 +32,10 @@ func (c *FakeFeaturesV1alpha1) Features(namespace string) v1alpha1.FeatureInterf
 	return newFakeFeatures(c, namespace)
 }
 
+func (c *FakeFeaturesV1alpha1) FeatureReports(namespace string) v1alpha1.FeatureReportInterface {
+	return newFakeFeatureReports(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeFeaturesV1alpha1) RESTClient() rest.Interface {

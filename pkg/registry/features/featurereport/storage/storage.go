@@ -1,0 +1,62 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package storage is the etcd-backed REST storage of FeatureReports.
+package storage
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/kubernetes/pkg/printers"
+	printerstorage "k8s.io/kubernetes/pkg/printers/storage"
+
+	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/featureflags/pkg/registry/features/featurereport"
+)
+
+// REST is the storage of the featurereports resource.
+type REST struct {
+	*genericregistry.Store
+}
+
+// NewREST returns the storage of FeatureReports.
+func NewREST(optsGetter generic.RESTOptionsGetter) (*REST, error) {
+	store := &genericregistry.Store{
+		NewFunc:                   func() runtime.Object { return &features.FeatureReport{} },
+		NewListFunc:               func() runtime.Object { return &features.FeatureReportList{} },
+		PredicateFunc:             featurereport.Matcher,
+		DefaultQualifiedResource:  features.Resource("featurereports"),
+		SingularQualifiedResource: features.Resource("featurereport"),
+
+		CreateStrategy: featurereport.Strategy,
+		UpdateStrategy: featurereport.Strategy,
+		DeleteStrategy: featurereport.Strategy,
+
+		TableConvertor: printerstorage.TableConvertor{TableGenerator: printers.NewTableGenerator().With(featurereport.AddHandlers)},
+	}
+	options := &generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: featurereport.GetAttrs}
+	if err := store.CompleteWithOptions(options); err != nil {
+		return nil, err
+	}
+	return &REST{store}, nil
+}
+
+// ShortNames implements rest.ShortNamesProvider.
+func (r *REST) ShortNames() []string { return []string{"featrep"} }
+
+var _ rest.ShortNamesProvider = &REST{}
