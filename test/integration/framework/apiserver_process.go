@@ -47,7 +47,8 @@ const BinDirEnv = "FEATUREFLAGS_BIN_DIR"
 
 // Static tokens of the process apiservers, one per identity the tests use.
 const (
-	adminToken = "featureflags-integration-admin"
+	// AdminToken authenticates as admin in group system:masters.
+	AdminToken = "featureflags-integration-admin"
 	// KubeControllerManagerToken authenticates as system:kube-controller-manager.
 	KubeControllerManagerToken = "featureflags-integration-kcm"
 	// KubeSchedulerToken authenticates as system:kube-scheduler.
@@ -56,7 +57,7 @@ const (
 	NodeToken = "featureflags-integration-node-1"
 )
 
-const tokensCSV = adminToken + ",admin,admin,system:masters\n" +
+const tokensCSV = AdminToken + ",admin,admin,system:masters\n" +
 	KubeControllerManagerToken + ",system:kube-controller-manager,kcm\n" +
 	KubeSchedulerToken + ",system:kube-scheduler,scheduler\n" +
 	NodeToken + ",system:node:node-1,node-1,system:nodes\n"
@@ -181,6 +182,16 @@ func StartAPIServerProcessWithNodes(t testing.TB, name, etcdPrefix string, nodes
 	return p
 }
 
+// WriteCredentials writes into dir what the harness's apiservers
+// authenticate with: a service account signing key (sa.key) and the static
+// token file (tokens.csv) with the tokens of this package.
+func WriteCredentials(dir string) error {
+	if err := kubeapiservertesting.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokensCSV), 0o600)
+}
+
 // Start starts (or restarts, with the same port and flags) the process and
 // waits until /readyz is ok.
 func (p *APIServerProcess) Start(t testing.TB) {
@@ -292,7 +303,7 @@ func (p *APIServerProcess) Restart(t testing.TB, flags ...string) {
 
 // ClientConfig returns an admin client config for the process.
 func (p *APIServerProcess) ClientConfig() *restclient.Config {
-	return p.ClientConfigFor(adminToken)
+	return p.ClientConfigFor(AdminToken)
 }
 
 // ClientConfigFor returns a client config authenticating with a token of
