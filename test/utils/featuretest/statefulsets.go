@@ -145,9 +145,10 @@ func ForEach(tb testing.TB, workers, n int, do func(worker, i int) error) {
 }
 
 // StoredStatefulSets reads the StatefulSets of namespace directly from etcd
-// (endpoints; kube-apiserver's --etcd-prefix prefix) and decodes them to
-// internal objects, by name.
-func StoredStatefulSets(t testing.TB, endpoints []string, prefix, namespace string) map[string]*apps.StatefulSet {
+// (endpoints; kube-apiserver's --etcd-prefix prefix; opts are added to the
+// Get, e.g. clientv3.WithSerializable() to read one member's copy) and
+// decodes them to internal objects, by name.
+func StoredStatefulSets(t testing.TB, endpoints []string, prefix, namespace string, opts ...clientv3.OpOption) map[string]*apps.StatefulSet {
 	t.Helper()
 	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second})
 	if err != nil {
@@ -157,7 +158,7 @@ func StoredStatefulSets(t testing.TB, endpoints []string, prefix, namespace stri
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// kube-apiserver keys objects under "/" + --etcd-prefix.
-	resp, err := client.Get(ctx, path.Join("/", prefix, "statefulsets", namespace)+"/", clientv3.WithPrefix())
+	resp, err := client.Get(ctx, path.Join("/", prefix, "statefulsets", namespace)+"/", append([]clientv3.OpOption{clientv3.WithPrefix()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,8 +195,8 @@ type StoredCheck struct {
 }
 
 // CheckStored compares stored (from StoredStatefulSets) with the writers'
-// last successful writes to the n StatefulSets. Missing objects fail the
-// test.
+// last successful writes to the n StatefulSets (none when w is nil). Missing
+// objects fail the test.
 func CheckStored(t testing.TB, stored map[string]*apps.StatefulSet, n int, w *Writers) StoredCheck {
 	t.Helper()
 	if len(stored) != n {
@@ -212,7 +213,11 @@ func CheckStored(t testing.TB, stored map[string]*apps.StatefulSet, n int, w *Wr
 			c.Left = append(c.Left, name)
 		}
 		want := ""
-		if last := w.Last(i); last > 0 {
+		var last int64
+		if w != nil {
+			last = w.Last(i)
+		}
+		if last > 0 {
 			want = strconv.FormatInt(last, 10)
 			c.Written++
 		}
