@@ -225,4 +225,3 @@ func reportStored(t *testing.T, check featuretest.StoredCheck) {
 		}
 	}
 }
-

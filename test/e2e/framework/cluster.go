@@ -42,7 +42,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	itframework "k8s.io/featureflags/test/integration/framework"
+	testutils "k8s.io/featureflags/test/utils"
 )
 
 // Ports inside the containers.
@@ -117,7 +117,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.remove(t) })
-	if err := itframework.WriteCredentials(c.dir); err != nil {
+	if err := testutils.WriteCredentials(c.dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.createNetwork(ctx); err != nil {
@@ -172,7 +172,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	c.runAll(t, c.APIServers)
 
 	// Components.
-	kubeconfigs := map[string]string{"kube-controller-manager": itframework.KubeControllerManagerToken, "kube-scheduler": itframework.KubeSchedulerToken}
+	kubeconfigs := map[string]string{"kube-controller-manager": testutils.KubeControllerManagerToken, "kube-scheduler": testutils.KubeSchedulerToken}
 	for name, token := range kubeconfigs {
 		for i, a := range c.APIServers {
 			if err := writeKubeconfig(filepath.Join(c.dir, fmt.Sprintf("%s-%d.kubeconfig", name, i)), fmt.Sprintf("https://%s:%d", a.IP, apiserverPort), token); err != nil {
@@ -310,7 +310,7 @@ func (c *Cluster) ClientConfigs() []*restclient.Config {
 func (c *Cluster) clientConfig(m *Member) *restclient.Config {
 	return &restclient.Config{
 		Host:            fmt.Sprintf("https://127.0.0.1:%d", m.Ports[apiserverPort]),
-		BearerToken:     itframework.AdminToken,
+		BearerToken:     testutils.AdminToken,
 		TLSClientConfig: restclient.TLSClientConfig{Insecure: true},
 		QPS:             1000,
 		Burst:           10000,
@@ -423,7 +423,7 @@ func (c *Cluster) remove(t testing.TB) {
 func artifactsDir(t testing.TB) string {
 	base := os.Getenv(ArtifactsEnv)
 	if base == "" {
-		root, err := itframework.RepoRoot()
+		root, err := testutils.RepoRoot()
 		if err != nil {
 			return ""
 		}

@@ -37,7 +37,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 
-	kubeapiservertesting "k8s.io/featureflags/cmd/kube-apiserver/app/testing"
+	testutils "k8s.io/featureflags/test/utils"
 )
 
 // BinDirEnv names the environment variable with the directory of our built
@@ -45,22 +45,18 @@ import (
 // binary is missing there, the harness builds the binary once per test binary.
 const BinDirEnv = "FEATUREFLAGS_BIN_DIR"
 
-// Static tokens of the process apiservers, one per identity the tests use.
+// Static tokens of the process apiservers, one per identity the tests use
+// (test/utils, shared with the end-to-end tests).
 const (
 	// AdminToken authenticates as admin in group system:masters.
-	AdminToken = "featureflags-integration-admin"
+	AdminToken = testutils.AdminToken
 	// KubeControllerManagerToken authenticates as system:kube-controller-manager.
-	KubeControllerManagerToken = "featureflags-integration-kcm"
+	KubeControllerManagerToken = testutils.KubeControllerManagerToken
 	// KubeSchedulerToken authenticates as system:kube-scheduler.
-	KubeSchedulerToken = "featureflags-integration-scheduler"
+	KubeSchedulerToken = testutils.KubeSchedulerToken
 	// NodeToken authenticates as system:node:node-1 in group system:nodes.
-	NodeToken = "featureflags-integration-node-1"
+	NodeToken = testutils.NodeToken
 )
-
-const tokensCSV = AdminToken + ",admin,admin,system:masters\n" +
-	KubeControllerManagerToken + ",system:kube-controller-manager,kcm\n" +
-	KubeSchedulerToken + ",system:kube-scheduler,scheduler\n" +
-	NodeToken + ",system:node:node-1,node-1,system:nodes\n"
 
 var (
 	buildMu    sync.Mutex
@@ -123,7 +119,7 @@ type APIServerProcess struct {
 	// Flags are the flags it was started with, besides the harness's own.
 	Flags []string
 
-	// tokens is the static token file's content (tokensCSV plus any
+	// tokens is the static token file's content (testutils.TokensCSV plus any
 	// nodes' tokens).
 	tokens string
 
@@ -165,13 +161,13 @@ func StartAPIServerProcessWithNodes(t testing.TB, name, etcdPrefix string, nodes
 	t.Helper()
 	dir := t.TempDir()
 	var tokens strings.Builder
-	tokens.WriteString(tokensCSV)
+	tokens.WriteString(testutils.TokensCSV)
 	for _, node := range nodes {
 		fmt.Fprintf(&tokens, "%s,system:node:%s,%s,system:nodes\n", NodeTokenFor(node), node, node)
 	}
 	p := &APIServerProcess{Name: name, Dir: dir, Flags: flags, t: t, binary: APIServerBinary(t), tokens: tokens.String(),
 		etcd: []string{"--etcd-servers=" + EtcdURL(), "--etcd-prefix=" + etcdPrefix}}
-	if err := kubeapiservertesting.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
+	if err := testutils.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(p.tokens), 0o600); err != nil {
@@ -180,16 +176,6 @@ func StartAPIServerProcessWithNodes(t testing.TB, name, etcdPrefix string, nodes
 	p.Start(t)
 	t.Cleanup(p.Stop)
 	return p
-}
-
-// WriteCredentials writes into dir what the harness's apiservers
-// authenticate with: a service account signing key (sa.key) and the static
-// token file (tokens.csv) with the tokens of this package.
-func WriteCredentials(dir string) error {
-	if err := kubeapiservertesting.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokensCSV), 0o600)
 }
 
 // Start starts (or restarts, with the same port and flags) the process and
