@@ -88,7 +88,7 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 	const (
 		namespace = "etcd-fault"
 		objects   = 1000
-		qps       = 50
+		qps       = 100
 		pageSize  = 100
 		down      = 10 * time.Second
 	)

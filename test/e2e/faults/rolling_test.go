@@ -67,10 +67,12 @@ func TestRollingFlagChange(t *testing.T) {
 	ctx := context.Background()
 	var lastRestart time.Time
 	for i, a := range c.APIServers {
+		stop := time.Now()
 		clients.SetDown(i, true)
 		a.Recreate(t, true, c.APIServerArgs(i, flags(false)...)...)
 		clients.SetDown(i, false)
 		lastRestart = time.Now()
+		t.Logf("%s stopped gracefully and ready again with %s=false in %.1fs", a.Name, gate, lastRestart.Sub(stop).Seconds())
 		if i == len(c.APIServers)-1 {
 			break
 		}
