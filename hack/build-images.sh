@@ -70,7 +70,9 @@ if [[ " ${images[*]} " == *" etcd "* ]]; then
   ln -f third_party/etcd/etcd "${BIN}/etcd"
 fi
 for image in "${images[@]}"; do
-  if ! go version -m "${BIN}/${image}" | grep -q 'CGO_ENABLED=0'; then
+  # Captured first: grep -q under pipefail fails when it exits early.
+  info=$(go version -m "${BIN}/${image}")
+  if [[ "${info}" != *"CGO_ENABLED=0"* ]]; then
     echo "${BIN}/${image} is not a static (CGO_ENABLED=0) build" >&2
     exit 1
   fi

@@ -106,7 +106,7 @@ func (m *Member) Running(t testing.TB) bool {
 // Stop stops the container gracefully: SIGTERM, SIGKILL after timeout.
 func (m *Member) Stop(t testing.TB, timeout time.Duration) {
 	t.Helper()
-	if _, err := Docker(context.Background(), "stop", "--time", strconv.Itoa(int(timeout.Seconds())), m.Container); err != nil {
+	if _, err := Docker(context.Background(), "stop", "-t", strconv.Itoa(int(timeout.Seconds())), m.Container); err != nil {
 		t.Fatal(err)
 	}
 }
