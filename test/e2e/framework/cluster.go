@@ -397,6 +397,10 @@ func (c *Cluster) remove(t testing.TB) {
 	var names, volumes []string
 	for _, m := range members {
 		names = append(names, m.Container)
+		if m.paused {
+			// A frozen container may not be removable by every engine.
+			_, _ = Docker(ctx, "unpause", m.Container)
+		}
 	}
 	for _, m := range c.Etcd {
 		volumes = append(volumes, c.Network+"-"+m.Name)

@@ -193,6 +193,12 @@ func (m *Member) Heal(t testing.TB) {
 	m.partitioned = false
 }
 
+// Partitioned reports whether the member is cut off the network.
+func (m *Member) Partitioned() bool { return m.partitioned }
+
+// Paused reports whether the member is paused.
+func (m *Member) Paused() bool { return m.paused }
+
 // LogTail returns the last lines of the container's log.
 func (m *Member) LogTail(lines int) string {
 	out, err := Docker(context.Background(), "logs", "--tail", strconv.Itoa(lines), m.Container)
