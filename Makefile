@@ -5,6 +5,9 @@
 #   make verify     generated code and api/openapi-spec are fresh, gofmt, go vet
 #   make update     regenerate everything generated (the OpenAPI spec needs etcd)
 #   make bench      benchmarks (ratios against upstream in one run)
+#   make images     control-plane images for Docker (hack/build-images.sh)
+#   make test-e2e   end-to-end tests on Docker (not part of make test)
+#   make test-e2e-faults   only the fault tests of test/e2e/faults
 #   make rebase VERSION=v1.x.y   move to another upstream release
 
 SHELL := /usr/bin/env bash -o errexit -o nounset -o pipefail
@@ -20,7 +23,7 @@ INTEGRATION_FLAGS ?= -p 1 -timeout 30m
 UNIT_PKGS := ./cmd/... ./pkg/... ./plugin/... ./hack/tools/upstreamdeps/... ./hack/tools/gate-inventory/... ./staging/src/k8s.io/features/...
 INTEGRATION_PKGS := ./test/integration/...
 
-.PHONY: all build test test-unit test-integration bench verify update clean etcd rebase
+.PHONY: all build test test-unit test-integration test-e2e test-e2e-faults images bench verify update clean etcd rebase
 
 all: build
 
@@ -48,6 +51,27 @@ test-integration: etcd build
 	FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) FEATUREFLAGS_SKIP_LOG=$(CURDIR)/$(SKIP_LOG) \
 	  $(GO) test $(GOTEST_FLAGS) $(INTEGRATION_FLAGS) $(INTEGRATION_PKGS)
 	hack/report-skips.sh $(SKIP_LOG)
+
+# Control-plane images of our binaries (static builds in _output/images/bin)
+# and etcd, FROM scratch, tagged featureflags/<name>:e2e and as kubeadm
+# expects (registry.k8s.io/<name>:<release>).
+images:
+	hack/build-images.sh
+
+# End-to-end tests on a Docker engine: the harness's own test and the fault
+# tests (test/e2e). They are not part of make test. FEATUREFLAGS_E2E=1 makes
+# a missing engine or image fail them instead of skipping them; -v prints
+# what they measured.
+E2E_PKGS := ./test/e2e/...
+E2E_FAULT_PKGS := ./test/e2e/faults/...
+E2E_FLAGS ?= -p 1 -timeout 60m -v
+
+test-e2e: build images
+	FEATUREFLAGS_E2E=1 FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) \
+	  $(GO) test $(GOTEST_FLAGS) $(E2E_FLAGS) $(E2E_PKGS)
+
+test-e2e-faults: images
+	FEATUREFLAGS_E2E=1 $(GO) test $(GOTEST_FLAGS) $(E2E_FLAGS) $(E2E_FAULT_PKGS)
 
 bench: etcd build
 	FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) \

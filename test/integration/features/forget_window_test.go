@@ -31,6 +31,7 @@ import (
 
 	"k8s.io/featureflags/pkg/featurelifecycle"
 	"k8s.io/featureflags/test/integration/framework"
+	"k8s.io/featureflags/test/utils/featuretest"
 )
 
 // forgetWindow of TestForgetWindowAcrossLeaderRestart: long enough to
@@ -60,7 +61,7 @@ func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 	kube := kubernetes.NewForConfigOrDie(off.ClientConfig())
 	onID, offID := identityOf(t, kube, "forget-on"), identityOf(t, kube, "forget-off")
 	name := gatename.ObjectName(transitionGate)
-	waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
 	rollOne(t, admin, off, offID, "false", featuresv1alpha1.FeatureStateOn)
 
 	on.Stop()
@@ -90,7 +91,7 @@ func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	t.Logf("held On for %.1fs after the departure across the leader's restart", time.Since(departed).Seconds())
-	f := waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, forgetWindow+2*time.Minute)
+	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, forgetWindow+2*time.Minute)
 	t.Logf("Off %.1fs after the departure (forget window %s, wait period %s)", time.Since(departed).Seconds(), forgetWindow, multiWaitPeriod)
 	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
 		t.Fatalf("desired state %s", f.Spec.DesiredState)

@@ -49,6 +49,7 @@ import (
 
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/test/integration/framework"
+	"k8s.io/featureflags/test/utils/featuretest"
 )
 
 // The storage migration benchmark: clearing
@@ -365,14 +366,14 @@ func benchReport(b *testing.B, n int, elapsed time.Duration) {
 
 // benchStatefulSet is the benchmark's i-th StatefulSet, which uses the feature.
 func benchStatefulSet(i int) *appsv1.StatefulSet {
-	return maxUnavailableStatefulSet(benchNamespace, fmt.Sprintf("sts-%05d", i), "bench")
+	return featuretest.MaxUnavailableStatefulSet(benchNamespace, fmt.Sprintf("sts-%05d", i), "bench", 3)
 }
 
 // benchParallel runs do(0) ... do(n-1) with benchCreators goroutines and
 // fails at the first error.
 func benchParallel(b *testing.B, n int, do func(i int) error) {
 	b.Helper()
-	forEach(b, benchCreators, n, func(_, i int) error { return do(i) })
+	featuretest.ForEach(b, benchCreators, n, func(_, i int) error { return do(i) })
 }
 
 // benchCreateStatefulSets creates the benchmark's namespace and n

@@ -17,11 +17,8 @@ limitations under the License.
 package features
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +38,7 @@ import (
 	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/test/integration/framework"
+	"k8s.io/featureflags/test/utils/featuretest"
 )
 
 // Timing of the multi-apiserver test: a liveness window just above the
@@ -76,55 +74,6 @@ func identityOf(t *testing.T, kube kubernetes.Interface, host string) string {
 		t.Fatalf("no identity lease for host %s", host)
 	}
 	return id
-}
-
-// leaderGauge returns apiserver_feature_lifecycle_leader{feature=key} of the
-// apiserver behind config, and whether the series exists.
-func leaderGauge(ctx context.Context, config *restclient.Config, key string) (float64, bool, error) {
-	body, err := kubernetes.NewForConfigOrDie(config).CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return 0, false, err
-	}
-	prefix := fmt.Sprintf("apiserver_feature_lifecycle_leader{feature=%q} ", key)
-	sc := bufio.NewScanner(strings.NewReader(string(body)))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), prefix); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			return f, err == nil, err
-		}
-	}
-	return 0, false, nil
-}
-
-// leaderOf waits until exactly one of the apiservers reports leading key
-// and returns its index.
-func leaderOf(t *testing.T, servers []*framework.APIServerProcess, key string, timeout time.Duration) int {
-	t.Helper()
-	found := -1
-	err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		found = -1
-		for i, s := range servers {
-			if s == nil {
-				continue
-			}
-			v, _, err := leaderGauge(ctx, s.ClientConfig(), key)
-			if err != nil {
-				return false, nil
-			}
-			if v == 1 {
-				if found >= 0 {
-					return false, nil
-				}
-				found = i
-			}
-		}
-		return found >= 0, nil
-	})
-	if err != nil {
-		t.Fatalf("no single leader of %s: %v", key, err)
-	}
-	return found
 }
 
 func condition(f *featuresv1alpha1.Feature, condType string) *metav1.Condition {
@@ -167,7 +116,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	}
 	name := gatename.ObjectName(transitionGate)
 	key := "kube-system/" + name
-	waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
 	states := recordStates(t, admin, name)
 
 	t.Run("unknown gates", func(t *testing.T) { testUnknownGates(t, servers, ids) })
@@ -198,13 +147,13 @@ func TestMultipleAPIServers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Feature did not enter TurningOff once every apiserver was off: %v", err)
 	}
-	old := leaderOf(t, servers, key, 30*time.Second)
+	old := featuretest.LeaderOf(t, configsOf(servers), key, 30*time.Second)
 	t.Logf("killing the leader %s (%s) during WaitForUses", hosts[old], ids[old])
 	killed := time.Now()
 	servers[old].Kill()
 	rest := slices.Clone(servers)
 	rest[old] = nil
-	next := leaderOf(t, rest, key, time.Minute)
+	next := featuretest.LeaderOf(t, configsOf(rest), key, time.Minute)
 	failover := time.Since(killed)
 	t.Logf("leader failover: %s took over %.1fs after %s was killed (liveness window %s)", hosts[next], failover.Seconds(), hosts[old], multiLivenessWindow)
 	admin = featuresclient.NewForConfigOrDie(servers[next].ClientConfig())
@@ -228,7 +177,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	// transition completes within seconds, with no fixed wait.
 	switched := time.Now()
 	kcm.report(false)
-	waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
 	kcm.stop() // the kube-controller-manager goes away
 	t.Logf("converged to Off %.1fs after the kill, %.1fs after the last component switched", time.Since(killed).Seconds(), time.Since(switched).Seconds())
 	if since := time.Since(switched); since > multiLivenessWindow+5*time.Second {
@@ -242,7 +191,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	}
 	servers[2].Restart(t, multiFlags("true")...)
 	ready := time.Now()
-	waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
 	t.Logf("rolled back on: converged to On %.1fs after the last apiserver was ready (wait period %s)", time.Since(ready).Seconds(), multiWaitPeriod)
 	want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOff,
 		featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateOn}
@@ -435,7 +384,7 @@ func testUnknownGates(t *testing.T, servers []*framework.APIServerProcess, ids [
 			t.Fatalf("an apiserver that does not know %s wrote its Feature: %+v", f.Spec.Gate, got.Status)
 		}
 		for i, s := range servers {
-			if v, _, err := leaderGauge(ctx, s.ClientConfig(), "kube-system/"+f.Name); err != nil || v != 0 {
+			if v, _, err := featuretest.LeaderGauge(ctx, s.ClientConfig(), "kube-system/"+f.Name); err != nil || v != 0 {
 				t.Fatalf("%s (%s) leads %s, a gate it does not know (gauge %v, err %v)", s.Name, ids[i], f.Spec.Gate, v, err)
 			}
 		}

@@ -24,7 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -35,6 +34,7 @@ import (
 	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/test/integration/framework"
+	"k8s.io/featureflags/test/utils/featuretest"
 )
 
 // transitionGate is an apiserver gate of v1.37.2 that can be flipped safely
@@ -100,26 +100,6 @@ func (r *stateRecorder) through(t *testing.T, n int, state featuresv1alpha1.Feat
 	return got
 }
 
-// waitForConverged waits until the Feature is in state with desired state
-// equal and Converged=True, and returns it.
-func waitForConverged(t *testing.T, client featuresclient.Interface, name string, state featuresv1alpha1.FeatureState, timeout time.Duration) *featuresv1alpha1.Feature {
-	t.Helper()
-	var f *featuresv1alpha1.Feature
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		var err error
-		f, err = client.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		return f.Status.State == state && string(f.Spec.DesiredState) == string(state) &&
-			meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged), nil
-	})
-	if err != nil {
-		t.Fatalf("%s did not converge to %s: %+v / %+v", name, state, f.Spec, f.Status)
-	}
-	return f
-}
-
 // TestTransitionAcrossRestarts restarts the apiserver with a gate turned off
 // and on again: the Feature goes On -> TurningOff -> Off through WaitForUses
 // and back through TurningOn, with events, converging within seconds: no
@@ -133,7 +113,7 @@ func TestTransitionAcrossRestarts(t *testing.T) {
 	apiserver := framework.StartAPIServerProcess(t, "apiserver", framework.SharedEtcd().Prefix, flags("true")...)
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
 	name := gatename.ObjectName(transitionGate)
-	waitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, time.Minute)
 	states := recordStates(t, admin, name)
 	if err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		return len(states.get()) > 0, nil
@@ -151,7 +131,7 @@ func TestTransitionAcrossRestarts(t *testing.T) {
 		before := len(states.get())
 		apiserver.Restart(t, flags(step.value)...)
 		ready := time.Now()
-		f := waitForConverged(t, admin, name, step.final, time.Minute)
+		f := featuretest.WaitForConverged(t, admin, name, step.final, time.Minute)
 		t.Logf("%s=%s: converged to %s %.1fs after the restarted apiserver was ready",
 			transitionGate, step.value, step.final, time.Since(ready).Seconds())
 		if len(f.Status.Tasks) != 0 {

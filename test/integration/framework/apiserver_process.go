@@ -37,7 +37,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 
-	kubeapiservertesting "k8s.io/featureflags/cmd/kube-apiserver/app/testing"
+	testutils "k8s.io/featureflags/test/utils"
 )
 
 // BinDirEnv names the environment variable with the directory of our built
@@ -45,21 +45,18 @@ import (
 // binary is missing there, the harness builds the binary once per test binary.
 const BinDirEnv = "FEATUREFLAGS_BIN_DIR"
 
-// Static tokens of the process apiservers, one per identity the tests use.
+// Static tokens of the process apiservers, one per identity the tests use
+// (test/utils, shared with the end-to-end tests).
 const (
-	adminToken = "featureflags-integration-admin"
+	// AdminToken authenticates as admin in group system:masters.
+	AdminToken = testutils.AdminToken
 	// KubeControllerManagerToken authenticates as system:kube-controller-manager.
-	KubeControllerManagerToken = "featureflags-integration-kcm"
+	KubeControllerManagerToken = testutils.KubeControllerManagerToken
 	// KubeSchedulerToken authenticates as system:kube-scheduler.
-	KubeSchedulerToken = "featureflags-integration-scheduler"
+	KubeSchedulerToken = testutils.KubeSchedulerToken
 	// NodeToken authenticates as system:node:node-1 in group system:nodes.
-	NodeToken = "featureflags-integration-node-1"
+	NodeToken = testutils.NodeToken
 )
-
-const tokensCSV = adminToken + ",admin,admin,system:masters\n" +
-	KubeControllerManagerToken + ",system:kube-controller-manager,kcm\n" +
-	KubeSchedulerToken + ",system:kube-scheduler,scheduler\n" +
-	NodeToken + ",system:node:node-1,node-1,system:nodes\n"
 
 var (
 	buildMu    sync.Mutex
@@ -124,7 +121,7 @@ type APIServerProcess struct {
 	// ReadyTimeout is how long Start waits for /readyz (2 minutes when 0).
 	ReadyTimeout time.Duration
 
-	// tokens is the static token file's content (tokensCSV plus any
+	// tokens is the static token file's content (testutils.TokensCSV plus any
 	// nodes' tokens).
 	tokens string
 
@@ -166,13 +163,13 @@ func StartAPIServerProcessWithNodes(t testing.TB, name, etcdPrefix string, nodes
 	t.Helper()
 	dir := t.TempDir()
 	var tokens strings.Builder
-	tokens.WriteString(tokensCSV)
+	tokens.WriteString(testutils.TokensCSV)
 	for _, node := range nodes {
 		fmt.Fprintf(&tokens, "%s,system:node:%s,%s,system:nodes\n", NodeTokenFor(node), node, node)
 	}
 	p := &APIServerProcess{Name: name, Dir: dir, Flags: flags, t: t, binary: APIServerBinary(t), tokens: tokens.String(),
 		etcd: []string{"--etcd-servers=" + EtcdURL(), "--etcd-prefix=" + etcdPrefix}}
-	if err := kubeapiservertesting.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
+	if err := testutils.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(p.tokens), 0o600); err != nil {
@@ -298,7 +295,7 @@ func (p *APIServerProcess) Restart(t testing.TB, flags ...string) {
 
 // ClientConfig returns an admin client config for the process.
 func (p *APIServerProcess) ClientConfig() *restclient.Config {
-	return p.ClientConfigFor(adminToken)
+	return p.ClientConfigFor(AdminToken)
 }
 
 // ClientConfigFor returns a client config authenticating with a token of

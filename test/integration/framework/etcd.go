@@ -20,32 +20,18 @@ limitations under the License.
 package framework
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	upstreamframework "k8s.io/kubernetes/test/integration/framework"
+
+	testutils "k8s.io/featureflags/test/utils"
 )
 
 // RepoRoot returns the root of this repository (the directory with go.work),
 // found by walking up from the working directory of the test.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.work above the working directory")
-		}
-		dir = parent
-	}
-}
+func RepoRoot() (string, error) { return testutils.RepoRoot() }
 
 // EtcdMain runs the tests of a package against etcd: the one at
 // KUBE_INTEGRATION_ETCD_URL when it answers, else one started from

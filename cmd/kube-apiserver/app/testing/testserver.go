@@ -21,9 +21,6 @@ package testing
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"fmt"
 	"net"
 	"os"
@@ -40,7 +37,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
-	"k8s.io/client-go/util/keyutil"
 	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
@@ -50,6 +46,7 @@ import (
 
 	"k8s.io/featureflags/cmd/kube-apiserver/app"
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
+	testutils "k8s.io/featureflags/test/utils"
 )
 
 // TestServer is a running in-process kube-apiserver.
@@ -236,13 +233,5 @@ func listenOnFreePort() (net.Listener, int, error) {
 // WriteServiceAccountKey writes a fresh ECDSA P-256 private key in PEM form,
 // usable as --service-account-key-file and --service-account-signing-key-file.
 func WriteServiceAccountKey(path string) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	pem, err := keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
-		return err
-	}
-	return keyutil.WriteKey(path, pem)
+	return testutils.WriteServiceAccountKey(path)
 }
