@@ -22,10 +22,12 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as upstream
@@ -40,6 +42,15 @@ import (
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 )
 
+// rootDir returns the kubelet's --root-dir from its arguments, or its
+// default.
+func rootDir(args []string) string {
+	if dir := componentgate.ArgValue(args, "root-dir"); dir != "" {
+		return dir
+	}
+	return "/var/lib/kubelet"
+}
+
 func main() {
 	gate := componentgate.Install("kubelet")
 	command := app.NewKubeletCommand(context.Background())
@@ -48,11 +59,28 @@ func main() {
 	// need from the arguments and report in the background, once the
 	// kubeconfig exists (after TLS bootstrap it is written later).
 	command.RunE = func(c *cobra.Command, args []string) error {
-		if kubeconfig := componentgate.ArgValue(args, "kubeconfig"); kubeconfig != "" {
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
+		ctx := c.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		cacheFile := filepath.Join(rootDir(args), "feature-desired-state.json")
+		kubeconfig := componentgate.ArgValue(args, "kubeconfig")
+		var config *rest.Config
+		if kubeconfig != "" {
+			if _, err := os.Stat(kubeconfig); err == nil {
+				if config, err = clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
+					klog.ErrorS(err, "Not following the desired state of features", "kubeconfig", kubeconfig)
+				}
 			}
+		}
+		// Before the kubelet reads its gates: the Features managed Central
+		// or Dynamic give them their value (the cache when the kubeconfig
+		// does not exist yet, before TLS bootstrap, or no apiserver
+		// answers). The kubelet's own configuration still wins for the
+		// gates it sets.
+		componentgate.Follow(ctx, gate, config, cacheFile)
+		following := config != nil
+		if kubeconfig != "" {
 			go func() {
 				if err := componentgate.WaitForFile(ctx, kubeconfig); err != nil {
 					return
@@ -63,6 +91,10 @@ func main() {
 					return
 				}
 				node := componentgate.NodeName(args)
+				if !following {
+					// Written after TLS bootstrap: follow from now on.
+					componentgate.Follow(ctx, gate, config, cacheFile)
+				}
 				// The kubelet's node lease says it is alive: the report is
 				// written only when its values change.
 				componentgate.StartInBackground(ctx, gate, config, node, reportinggate.ReporterOptions{

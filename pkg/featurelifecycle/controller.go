@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +91,11 @@ type ControllerOptions struct {
 	// ResidueScanInterval is the pause between two passes of the scan for
 	// stored data of Off features (residue.go); 0 turns the scan off.
 	ResidueScanInterval time.Duration
+	// CentralGates are the gates whose other components follow the
+	// apiservers' configured value (KEP stage 2); DynamicGates those whose
+	// desired state an authorized client sets (stage 3). Each must be
+	// allowed by its entry in features.Managements (Validate).
+	CentralGates, DynamicGates []string
 
 	// Lifecycles is the registry transitions are planned from; nil means
 	// features.Registry(): the lifecycles derived from the gate inventory
@@ -126,8 +132,19 @@ func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
 		"How long a kube-apiserver that stopped renewing its identity lease still counts with its configured value of each gate. A feature's desired state changes only when every kube-apiserver seen within this window agrees, so an outage cannot start a transition the stopped apiservers disagree with; after removing an apiserver for good, a flag change waits this long.")
 	fs.DurationVar(&o.ResidueScanInterval, "feature-lifecycle-residue-scan-interval", o.ResidueScanInterval,
 		"The pause between two passes of the background scan that reads, 100 objects every 2s, the stored objects the TurningOff tasks of the Off features this kube-apiserver leads look at, and sends a feature back to TurningOff when some still use what its gate guards (data restored from a backup, written by an older kube-apiserver). 0 turns the scan off.")
+	fs.StringSliceVar(&o.CentralGates, "feature-lifecycle-central-gates", o.CentralGates,
+		"Feature gates whose Feature is managed Central: kube-controller-manager, kube-scheduler and kubelets take the gate's value from the Feature, whose desired state is this flag's kube-apiservers' configured value (--feature-gates), instead of their own command line. Only gates the lifecycle registry allows; every kube-apiserver must list the same gates.")
+	fs.StringSliceVar(&o.DynamicGates, "feature-lifecycle-dynamic-gates", o.DynamicGates,
+		"Feature gates whose Feature is managed Dynamic: a client RBAC allows to update Features sets spec.desiredState, and every component, this kube-apiserver included, applies it while running. Only gates the lifecycle registry allows (they take no configuration); every kube-apiserver must list the same gates.")
 	fs.IntVar(&o.RetainMinorVersions, "feature-lifecycle-retain-minor-versions", o.RetainMinorVersions,
 		"For how many minor versions after the version in its status a Feature whose gate no live kube-apiserver knows is kept (marked Known=False) before it is deleted.")
+}
+
+// OptIns returns the management the options opt each gate into, or an error
+// naming every gate the lifecycle registry does not allow in its mode, or
+// known (when not nil) does not know.
+func (o *ControllerOptions) OptIns(known func(featuregate.Feature) bool) (map[featuregate.Feature]featuresv1alpha1.FeatureManagement, error) {
+	return features.OptIns(o.CentralGates, o.DynamicGates, known)
 }
 
 // Controller drives the Features of kube-system that this apiserver leads:
@@ -581,18 +598,63 @@ func (c *Controller) desiredState(ctx context.Context, f *featuresv1alpha1.Featu
 		return vote{}, err
 	}
 	v := vote{config: transition.ConfigurationOf(f, voters), desired: f.Spec.DesiredState, agreed: true}
-	if f.Spec.Management == featuresv1alpha1.FeatureManagementDynamic {
-		return v, nil
+	v.config.Modes = c.modesOf(f.Spec.Gate, voters)
+	management := f.Spec.Management
+	mode, modesAgreed := v.config.Management()
+	switch {
+	case !modesAgreed:
+		// A rolling change of the apiservers' --feature-lifecycle-*-gates:
+		// management and desired state hold until they agree.
+		v.agreed = false
+	case mode != "" && mode != management:
+		management = mode
 	}
-	v.desired, v.agreed = transition.Desired(v.config, f.Spec.DesiredState)
-	if v.desired == f.Spec.DesiredState {
+	switch {
+	case !modesAgreed:
+	case management == featuresv1alpha1.FeatureManagementDynamic:
+		// A client sets desired state; the apiservers' values follow it
+		// and do not vote. A Feature just made Dynamic keeps the desired
+		// state it had (the apiservers' configured value).
+		v.config.On, v.config.Off = nil, nil
+		if v.desired == "" {
+			v.desired, _ = transition.Desired(transition.ConfigurationOf(f, voters), "")
+		}
+	default:
+		v.desired, v.agreed = transition.Desired(v.config, f.Spec.DesiredState)
+	}
+	if v.desired == f.Spec.DesiredState && management == f.Spec.Management {
 		return v, nil
 	}
 	updated := f.DeepCopy()
-	updated.Spec.DesiredState = v.desired
+	updated.Spec.DesiredState, updated.Spec.Management = v.desired, management
 	_, err = c.client.FeaturesV1alpha1().Features(KubeNamespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"})
 	v.specWritten = err == nil
+	if err == nil && management != f.Spec.Management {
+		c.recorder.Eventf(f, corev1.EventTypeNormal, "ManagementChanged", "every voting kube-apiserver opts the gate into %s (was %s)", management, f.Spec.Management)
+	}
 	return v, err
+}
+
+// modesOf returns the voters by the management their reports state for
+// gate (CommandLine when they state none); voters without a report, or
+// whose report does not list the gate, are left out.
+func (c *Controller) modesOf(gate string, voters []string) map[featuresv1alpha1.FeatureManagement][]string {
+	modes := map[featuresv1alpha1.FeatureManagement][]string{}
+	for _, id := range voters {
+		r := c.reports.Get(KubeNamespace + "/" + featuresv1alpha1.FeatureReportName(featuresv1alpha1.APIServerComponent, id))
+		if r == nil {
+			continue
+		}
+		if _, ok := r.Gates[gate]; !ok {
+			continue
+		}
+		mode := r.Modes[gate]
+		if mode == "" {
+			mode = featuresv1alpha1.FeatureManagementCommandLine
+		}
+		modes[mode] = append(modes[mode], id)
+	}
+	return modes
 }
 
 // nextStatus computes the Feature's next status: the gate's description,
@@ -605,7 +667,13 @@ func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature
 	// The leader keeps the description current: after an upgrade the
 	// leaders run the new version.
 	Describe(status, spec, VersionOf(c.gate))
+	status.AppliesWhileRunning = features.AppliesWhileRunning(featuregate.Feature(f.Spec.Gate))
 	transition.SetKnown(status, f.Generation, true, "Known", "the leader, "+c.self+", knows the gate", metav1.NewTime(now))
+	if by, ok := desiredStateSetBy(f); ok && f.Status.ObservedGeneration < f.Generation {
+		after.add(func() {
+			c.recorder.Eventf(f, corev1.EventTypeNormal, "DesiredStateSet", "%s set spec.desiredState to %s", by, f.Spec.DesiredState)
+		})
+	}
 	plan := c.plan(f.Spec.Gate)
 	c.step(f, status, v.desired, plan, after)
 	held := c.cleanUpDrift(f, status, v.agreed, plan, after)
@@ -624,6 +692,21 @@ func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature
 	transition.SetConditions(status, f.Generation, v.desired, v.config, v.agreed, held, metav1.NewTime(now))
 	status.ObservedGeneration = f.Generation
 	return status, requeue
+}
+
+// desiredStateSetBy returns who set the Feature's current spec.desiredState
+// through the API, as the FeatureStatus admission plugin recorded it for
+// this generation.
+func desiredStateSetBy(f *featuresv1alpha1.Feature) (string, bool) {
+	value, ok := f.Annotations[featuresv1alpha1.DesiredStateSetByAnnotation]
+	if !ok {
+		return "", false
+	}
+	by, generation, ok := strings.Cut(value, " (generation ")
+	if !ok || strings.TrimSuffix(generation, ")") != strconv.FormatInt(f.Generation, 10) {
+		return "", false
+	}
+	return by, true
 }
 
 // cleanUpDrift handles a component reporting the feature on while it is Off:
@@ -775,13 +858,15 @@ type pendingStep struct {
 }
 
 // wait returns how long the task must still wait, or 0 when it may step:
-// its time has come, the uses changed (what WaitForUses waits for), or the
-// task is not the one that asked (a reversal started a new list, another
-// leader moved it on).
+// its time has come, the (component, value) pairs of the uses changed (what
+// WaitForUses waits for; a sample that moves does not count, so many
+// reporters switching one after the other do not step the task each time),
+// or the task is not the one that asked (a reversal started a new list,
+// another leader moved it on).
 func (p pendingStep) wait(status *featuresv1alpha1.FeatureStatus, now time.Time) time.Duration {
 	t := status.Tasks[0]
 	if p.state != status.State || p.checkpoint != t.Checkpoint || p.attempts != t.Attempts || !now.Before(p.until) ||
-		!apiequality.Semantic.DeepEqual(p.uses, status.Uses) {
+		!reports.SamePairs(p.uses, status.Uses) {
 		return 0
 	}
 	return p.until.Sub(now)

@@ -245,7 +245,7 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 	}
 	f, requeue := h.sync(a)
 	if f.Status.State != "TurningOff" || len(f.Status.Tasks) != 2 || f.Status.Tasks[0].Name != tasks.WaitForUsesName ||
-		f.Status.Tasks[1].Name != "count-to-three" || requeue != 5*time.Second ||
+		f.Status.Tasks[1].Name != "count-to-three" || requeue != 10*time.Second ||
 		!strings.Contains(f.Status.Tasks[0].Message, "still reporting enabled=true: kubelet (node-1)") {
 		t.Fatalf("entering TurningOff, a live kubelet with the gate on holds WaitForUses: %+v, requeue %v", f.Status, requeue)
 	}
@@ -258,7 +258,7 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 	h.reports = []*featuresv1alpha1.FeatureReport{h.report("kube-apiserver", "apiserver-a", false), h.report("kubelet", "node-1", true)}
 	h.advance(30 * time.Second)
 	f, requeue = h.sync(a)
-	if f.Status.Tasks[0].Name != tasks.WaitForUsesName || !strings.Contains(f.Status.Tasks[0].Message, "kubelet (node-1)") || requeue != 5*time.Second {
+	if f.Status.Tasks[0].Name != tasks.WaitForUsesName || !strings.Contains(f.Status.Tasks[0].Message, "kubelet (node-1)") || requeue != 10*time.Second {
 		t.Fatalf("a live report with the old value holds WaitForUses: %+v, requeue %v", f.Status.Tasks[0], requeue)
 	}
 	// Its liveness runs out 40 s after its renewal: no fixed wait.
@@ -801,5 +801,71 @@ func TestControllerAggregatesUsesOutsideKubeSystem(t *testing.T) {
 	if len(f.Status.Uses) != 1 || f.Status.Uses[0].Component != "acme-controller" || !f.Status.Uses[0].Enabled ||
 		!slices.Equal(f.Status.Uses[0].Reporters, []string{"pod-1"}) || f.Status.State != "" || len(f.Status.Conditions) != 0 {
 		t.Fatalf("a third party's Feature gets its uses and nothing else: %+v", f.Status)
+	}
+}
+
+// apiserverReport returns kube-apiserver id's report of TestGate=enabled,
+// opted into mode ("" for CommandLine).
+func (h *harness) apiserverReport(id string, enabled bool, mode featuresv1alpha1.FeatureManagement) *featuresv1alpha1.FeatureReport {
+	r := h.report("kube-apiserver", id, enabled)
+	r.Spec.Gates[0].Management = mode
+	return r
+}
+
+// TestControllerManagementFollowsTheAPIServers: spec.management becomes the
+// mode every voting apiserver opts the gate into; while they disagree it
+// holds, and ConfigurationAgreed names who says what.
+func TestControllerManagementFollowsTheAPIServers(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.features = featuresfake.NewClientset(testGateFeature("On", "On"))
+	a := h.controller("apiserver-a", true)
+	h.controller("apiserver-b", true)
+	h.renew(a, "apiserver-b")
+	h.reports = []*featuresv1alpha1.FeatureReport{
+		h.apiserverReport("apiserver-a", true, featuresv1alpha1.FeatureManagementDynamic),
+		h.apiserverReport("apiserver-b", true, ""),
+	}
+	lead, _ := leader.Leader("kube-system/test-gate", []string{"apiserver-a", "apiserver-b"})
+	c := h.controllers[lead]
+	h.renew(c, "apiserver-a")
+	f, _ := h.sync(c)
+	f, _ = h.sync(c)
+	cond := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed)
+	if f.Spec.Management != "CommandLine" || cond == nil || cond.Status != metav1.ConditionFalse ||
+		!strings.Contains(cond.Message, "management CommandLine on apiserver-b; Dynamic on apiserver-a") {
+		t.Fatalf("while the apiservers disagree on the management it holds: %+v, %+v", f.Spec, cond)
+	}
+	// The rollout finishes: both opt the gate into Dynamic.
+	h.reports[1] = h.apiserverReport("apiserver-b", true, featuresv1alpha1.FeatureManagementDynamic)
+	f, _ = h.sync(c)
+	if f.Spec.Management != "Dynamic" || f.Spec.DesiredState != "On" {
+		t.Fatalf("once the apiservers agree, management is theirs and desired state stays: %+v", f.Spec)
+	}
+	// A client turns it off: the apiservers' values do not vote, the
+	// Feature goes TurningOff, and an event names who did it.
+	recorder := record.NewFakeRecorder(10)
+	c.recorder = recorder
+	f.Spec.DesiredState = "Off"
+	f.Generation++
+	f.Annotations = map[string]string{featuresv1alpha1.DesiredStateSetByAnnotation: fmt.Sprintf("alice (generation %d)", f.Generation)}
+	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Update(context.Background(), f, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ = h.sync(c)
+	if f.Spec.DesiredState != "Off" || f.Status.State != "TurningOff" {
+		t.Fatalf("a Dynamic Feature's desired state is the client's: %+v %+v", f.Spec, f.Status.State)
+	}
+	found := false
+	for len(recorder.Events) > 0 {
+		if e := <-recorder.Events; strings.Contains(e, "DesiredStateSet alice set spec.desiredState to Off") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no DesiredStateSet event naming alice")
+	}
+	if cond := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed); cond == nil || cond.Status != metav1.ConditionTrue {
+		t.Errorf("the apiservers agree on the management, and their values do not vote: %+v", cond)
 	}
 }

@@ -117,7 +117,14 @@ features.k8s.io/v1alpha1.`,
 		if err != nil {
 			return err
 		}
-		if errs := append(completedOptions.Validate(), migrationOptions.Validate()...); len(errs) != 0 {
+		errs := append(completedOptions.Validate(), migrationOptions.Validate()...)
+		if _, err := controllerOptions.OptIns(func(gate featuregate.Feature) bool {
+			_, ok := featureGate.(featuregate.MutableVersionedFeatureGate).GetAll()[gate]
+			return ok
+		}); err != nil {
+			errs = append(errs, err)
+		}
+		if len(errs) != 0 {
 			return utilerrors.NewAggregate(errs)
 		}
 		featureGate.(featuregate.MutableFeatureGate).AddMetrics()

@@ -48,6 +48,9 @@ type FeatureManagement string
 const (
 	// FeatureManagementCommandLine: desired state follows the apiservers' flags.
 	FeatureManagementCommandLine FeatureManagement = "CommandLine"
+	// FeatureManagementCentral: desired state follows the apiservers' flags,
+	// and the other components follow the desired state.
+	FeatureManagementCentral FeatureManagement = "Central"
 	// FeatureManagementDynamic: an authorized client sets the desired state.
 	FeatureManagementDynamic FeatureManagement = "Dynamic"
 )
@@ -89,16 +92,17 @@ const (
 
 // FeatureStatus is the observed state of a Feature.
 type FeatureStatus struct {
-	State              FeatureState
-	Default            *bool
-	PreRelease         FeaturePreRelease
-	LockToDefault      bool
-	Version            string
-	Tasks              []FeatureTask
-	Uses               []FeatureUse
-	UsesResetTime      *metav1.Time
-	Conditions         []metav1.Condition
-	ObservedGeneration int64
+	State               FeatureState
+	Default             *bool
+	PreRelease          FeaturePreRelease
+	LockToDefault       bool
+	Version             string
+	Tasks               []FeatureTask
+	Uses                []FeatureUse
+	UsesResetTime       *metav1.Time
+	Conditions          []metav1.Condition
+	ObservedGeneration  int64
+	AppliesWhileRunning bool
 }
 
 // FeatureTask is one step a transition has to complete.
@@ -153,8 +157,10 @@ type FeatureReportSpec struct {
 
 // FeatureReportGate is one gate a process checked and the value it found.
 type FeatureReportGate struct {
-	Name    string
-	Enabled bool
+	Name       string
+	Enabled    bool
+	Management FeatureManagement
+	Cached     bool
 }
 
 // FeatureReportLease names a coordination.k8s.io Lease.

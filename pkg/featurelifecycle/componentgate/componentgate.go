@@ -137,15 +137,19 @@ func Main(component string, newCommand func() *cobra.Command) int {
 	command := newCommand()
 	var opts reportinggate.ReporterOptions
 	AddFlags(command.Flags(), &opts)
-	ReportFromFlags(command, gate, &opts)
+	cacheFile := DefaultDesiredStateCacheFile(component)
+	AddFollowFlags(command.Flags(), &cacheFile)
+	ReportFromFlags(command, gate, &opts, &cacheFile)
 	return cli.Run(command)
 }
 
 // ReportFromFlags wraps cmd.RunE so that, once cobra has parsed the flags and
-// before the upstream command runs, reporting starts, under Identity(), with
-// a client built from the command's --kubeconfig and --master flags. The
-// upstream RunE then runs unchanged.
-func ReportFromFlags(cmd *cobra.Command, g *reportinggate.Gate, opts *reportinggate.ReporterOptions) {
+// before the upstream command runs, the gates whose Feature is Central or
+// Dynamic take their value from it (Follow, with the desired states cached in
+// *cacheFile), and reporting starts under Identity(), with a client built
+// from the command's --kubeconfig and --master flags. The upstream RunE then
+// runs unchanged, with the gates as the Features want them.
+func ReportFromFlags(cmd *cobra.Command, g *reportinggate.Gate, opts *reportinggate.ReporterOptions, cacheFile *string) {
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		master, kubeconfig := flagValue(c.Flags(), "master"), flagValue(c.Flags(), "kubeconfig")
@@ -158,10 +162,46 @@ func ReportFromFlags(cmd *cobra.Command, g *reportinggate.Gate, opts *reportingg
 				klog.ErrorS(err, "Not reporting feature gate uses", "kubeconfig", kubeconfig, "master", master)
 			}
 		} else {
-			StartInBackground(c.Context(), g, config, Identity(), *opts)
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			Follow(ctx, g, config, *cacheFile)
+			StartInBackground(ctx, g, config, Identity(), *opts)
 		}
 		return run(c, args)
 	}
+}
+
+// Follow makes g follow the Features whose management is Central or
+// Dynamic, with a client for config (nil: only the cache), before it
+// returns; see reportinggate.Gate.Follow. Failures are logged: the
+// component then runs with its own configuration.
+func Follow(ctx context.Context, g *reportinggate.Gate, config *rest.Config, cacheFile string) {
+	var client featuresclient.Interface
+	if config != nil {
+		config = rest.CopyConfig(config)
+		config.UserAgent = g.Component() + "/feature-follower"
+		var err error
+		if client, err = featuresclient.NewForConfig(config); err != nil {
+			klog.ErrorS(err, "Cannot follow the desired state of features")
+		}
+	}
+	if err := g.Follow(ctx, client, reportinggate.FollowOptions{CacheFile: cacheFile}); err != nil {
+		klog.ErrorS(err, "Cannot follow the desired state of features")
+	}
+}
+
+// DefaultDesiredStateCacheFile is where a component caches the desired
+// states it follows, unless --feature-desired-state-cache-file says
+// otherwise.
+func DefaultDesiredStateCacheFile(component string) string {
+	return "/var/lib/" + component + "/feature-desired-state.json"
+}
+
+// AddFollowFlags adds the flag of the cache of followed desired states.
+func AddFollowFlags(fs *pflag.FlagSet, cacheFile *string) {
+	fs.StringVar(cacheFile, "feature-desired-state-cache-file", *cacheFile, "Where this process keeps the desired state of the Features managed Central or Dynamic that it follows (features.k8s.io, KEP-3920), to start with them when no kube-apiserver can be reached. Empty: no cache.")
 }
 
 func flagValue(fs *pflag.FlagSet, name string) string {

@@ -38,6 +38,9 @@ type Report struct {
 	Component, Identity string
 	// Gates are the reported values by gate.
 	Gates map[string]bool
+	// Modes are the managements the report states, by gate (gates it
+	// states none for are not listed).
+	Modes map[string]featuresv1alpha1.FeatureManagement
 	// RenewTime is when the report was last written or renewed.
 	RenewTime time.Time
 	// LeaseDuration is how long after RenewTime the report counts as
@@ -58,6 +61,12 @@ func NewReport(r *featuresv1alpha1.FeatureReport) *Report {
 	}
 	for _, g := range r.Spec.Gates {
 		out.Gates[g.Name] = g.Enabled
+		if g.Management != "" {
+			if out.Modes == nil {
+				out.Modes = map[string]featuresv1alpha1.FeatureManagement{}
+			}
+			out.Modes[g.Name] = g.Management
+		}
 	}
 	if r.Spec.RenewTime != nil {
 		out.RenewTime = r.Spec.RenewTime.Time
@@ -119,6 +128,15 @@ func (x *Index) Set(r *Report) []string {
 		}
 		x.add(r, gate, enabled)
 		changed.Insert(gate)
+	}
+	if old != nil {
+		// A new management alone changes nothing in the index, but the
+		// Feature's decision on its management.
+		for gate := range r.Gates {
+			if old.Modes[gate] != r.Modes[gate] {
+				changed.Insert(gate)
+			}
+		}
 	}
 	return changed.UnsortedList()
 }

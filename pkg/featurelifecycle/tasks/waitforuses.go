@@ -30,9 +30,9 @@ import (
 const WaitForUsesName = "wait-for-uses"
 
 // waitForUsesRecheck is how often WaitForUses looks again without an event:
-// a change of the uses (a reporter switched or stopped being live) steps it
-// at once.
-const waitForUsesRecheck = 5 * time.Second
+// a (component, value) pair that appears or goes (the last reporter with
+// the old value switched or stopped being live) steps it at once.
+const waitForUsesRecheck = 10 * time.Second
 
 // WaitForUsesSettle is the least time WaitForUses waits, so that reports
 // written just before the transition began (a component that started with

@@ -18,6 +18,7 @@ package transition
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -40,6 +41,22 @@ type Configuration struct {
 	// has removed itself from the entry of the old value. It then counts as a
 	// disagreement, so the desired state is held until the stale entry goes.
 	On, Off []string
+	// Modes are the identities of the apiservers by the management their
+	// flags opt the gate into (CommandLine, Central, Dynamic), sorted. More
+	// than one mode is a disagreement: management and desired state hold.
+	Modes map[featuresv1alpha1.FeatureManagement][]string
+}
+
+// Management returns the management every apiserver that states one opts
+// the gate into ("" when none states one), and false when they disagree.
+func (c Configuration) Management() (featuresv1alpha1.FeatureManagement, bool) {
+	if len(c.Modes) > 1 {
+		return "", false
+	}
+	for mode := range c.Modes {
+		return mode, true
+	}
+	return "", true
 }
 
 // ConfigurationOf returns what the given apiservers configure for the gate of
@@ -78,10 +95,10 @@ func ConfigurationOf(f *featuresv1alpha1.Feature, live []string) Configuration {
 	return c
 }
 
-// Agreed reports whether no two live apiservers configure different values.
-// A Configuration nobody reports is agreed.
+// Agreed reports whether no two live apiservers configure different values
+// or managements. A Configuration nobody reports is agreed.
 func (c Configuration) Agreed() bool {
-	return len(c.On) == 0 || len(c.Off) == 0
+	return (len(c.On) == 0 || len(c.Off) == 0) && len(c.Modes) <= 1
 }
 
 // Desired returns the desired state: the value all live apiservers that
@@ -115,7 +132,18 @@ func (c Configuration) DisagreementMessage() string {
 	if c.Agreed() {
 		return ""
 	}
-	return fmt.Sprintf("apiservers disagree: On on %s; Off on %s", listNames(c.On), listNames(c.Off))
+	var parts []string
+	if len(c.On) > 0 && len(c.Off) > 0 {
+		parts = append(parts, fmt.Sprintf("On on %s; Off on %s", listNames(c.On), listNames(c.Off)))
+	}
+	if len(c.Modes) > 1 {
+		var modes []string
+		for _, mode := range slices.Sorted(maps.Keys(c.Modes)) {
+			modes = append(modes, fmt.Sprintf("%s on %s", mode, listNames(c.Modes[mode])))
+		}
+		parts = append(parts, "management "+strings.Join(modes, "; "))
+	}
+	return "apiservers disagree: " + strings.Join(parts, "; ")
 }
 
 // listNames joins names with ", ", listing at most maxListedNames of them and

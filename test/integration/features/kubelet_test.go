@@ -27,14 +27,17 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	fakecri "k8s.io/cri-client/pkg/fake"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	featuresclient "k8s.io/features/client/clientset/versioned"
+	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/test/integration/framework"
+	"k8s.io/featureflags/test/utils/featuretest"
 )
 
 // kubeletGate is a gate the kubelet of v1.37.2 checks at start-up (beta,
@@ -50,43 +53,7 @@ func TestKubeletReportsUses(t *testing.T) {
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
 	waitForFeatures(t, admin, len(knownGates()))
 
-	dir := t.TempDir()
-	endpoint := "unix://" + filepath.Join(dir, "cri.sock")
-	runtime := fakecri.NewFakeRemoteRuntime()
-	if err := runtime.Start(endpoint); err != nil {
-		t.Fatal(err)
-	}
-	defer runtime.Stop()
-
-	config := filepath.Join(dir, "kubelet.yaml")
-	err := os.WriteFile(config, []byte(`apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-failCgroupV1: false
-failSwapOn: false
-cgroupsPerQOS: false
-enforceNodeAllocatable: []
-port: 0
-readOnlyPort: 0
-healthzPort: 0
-containerRuntimeEndpoint: `+endpoint+`
-featureGates:
-  `+kubeletGate+`: false
-authentication: {anonymous: {enabled: false}, webhook: {enabled: false}}
-authorization: {mode: AlwaysAllow}
-`), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(dir, "root")
-	// The kubelet bind-mounts its root directory; undo that once it stopped
-	// (cleanups run last-in first-out, so after the process is stopped).
-	t.Cleanup(func() { _ = syscall.Unmount(root, syscall.MNT_DETACH) })
-	kubelet := framework.StartProcess(t, "kubelet", dir,
-		"--config="+config,
-		"--kubeconfig="+framework.WriteKubeconfig(t, apiserver, framework.NodeToken, dir),
-		"--hostname-override=node-1",
-		"--root-dir="+root,
-		"--cert-dir="+filepath.Join(dir, "pki"))
+	kubelet := startKubelet(t, apiserver, "", kubeletGate+": false")
 	defer func() {
 		if t.Failed() {
 			list, _ := admin.FeaturesV1alpha1().Features("kube-system").List(context.Background(), metav1.ListOptions{})
@@ -107,6 +74,61 @@ authorization: {mode: AlwaysAllow}
 		}
 	}
 	checkKubeletGates(t, admin)
+}
+
+// startKubelet runs our kubelet as node-1 against a fake CRI runtime (no
+// container runtime is available here), with featureGates (YAML map
+// entries, e.g. "Foo: false") in its configuration and its files in dir (a
+// new directory when empty; a restart passes the last one's, where the
+// kubelet keeps its cache of followed desired states).
+func startKubelet(t *testing.T, apiserver *framework.APIServerProcess, dir, featureGates string) *framework.ComponentProcess {
+	t.Helper()
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	socket, err := os.CreateTemp(dir, "cri-*.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = socket.Close()
+	_ = os.Remove(socket.Name())
+	endpoint := "unix://" + socket.Name()
+	runtime := fakecri.NewFakeRemoteRuntime()
+	if err := runtime.Start(endpoint); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runtime.Stop)
+	gates := ""
+	if featureGates != "" {
+		gates = "featureGates:\n  " + featureGates + "\n"
+	}
+	config := filepath.Join(dir, "kubelet.yaml")
+	err = os.WriteFile(config, []byte(`apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+failCgroupV1: false
+failSwapOn: false
+cgroupsPerQOS: false
+enforceNodeAllocatable: []
+port: 0
+readOnlyPort: 0
+healthzPort: 0
+containerRuntimeEndpoint: `+endpoint+`
+`+gates+`authentication: {anonymous: {enabled: false}, webhook: {enabled: false}}
+authorization: {mode: AlwaysAllow}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "root")
+	// The kubelet bind-mounts its root directory; undo that once it stopped
+	// (cleanups run last-in first-out, so after the process is stopped).
+	t.Cleanup(func() { _ = syscall.Unmount(root, syscall.MNT_DETACH) })
+	return framework.StartProcess(t, "kubelet", dir,
+		"--config="+config,
+		"--kubeconfig="+framework.WriteKubeconfig(t, apiserver, framework.NodeToken, dir),
+		"--hostname-override=node-1",
+		"--root-dir="+root,
+		"--cert-dir="+filepath.Join(dir, "pki"))
 }
 
 // kubeletGatesFile lists the gates a real kubelet checks in its first
@@ -173,4 +195,65 @@ func readKubeletGates(t testing.TB) []string {
 		}
 	}
 	return gates
+}
+
+// TestKubeletFollowsFeatures runs our kubelet, started without any gate set,
+// against an apiserver that opts KubeletCrashLoopBackOffMax into Central
+// (turned off on the apiserver) and ExtendWebSocketsToKubelet into Dynamic: the
+// kubelet takes the Central value from the Feature at start and the Dynamic
+// one while running, and reports both; when the Central gate's desired
+// state changes, the kubelet, which reads that gate only at start, exits
+// cleanly, saying why, for its supervisor to restart it.
+func TestKubeletFollowsFeatures(t *testing.T) {
+	framework.RequireRoot(t, "the kubelet bind-mounts its root directory and manages cgroups, which needs root")
+	const dynamic = "ExtendWebSocketsToKubelet"
+	flags := func(central string) []string {
+		return []string{"--feature-gates=FeatureLifecycle=true," + kubeletGate + "=" + central,
+			"--runtime-config=features.k8s.io/v1alpha1=true",
+			"--feature-lifecycle-central-gates=" + kubeletGate, "--feature-lifecycle-dynamic-gates=" + dynamic}
+	}
+	apiserver := framework.StartAPIServerProcess(t, "apiserver", framework.SharedEtcd().Prefix, flags("false")...)
+	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
+	featuretest.WaitForConverged(t, admin, gatename.ObjectName(kubeletGate), featuresv1alpha1.FeatureStateOff, time.Minute)
+	kubelet := startKubelet(t, apiserver, "", "")
+	defer func() {
+		if t.Failed() {
+			var lines []string
+			for _, line := range strings.Split(kubelet.Log(), "\n") {
+				if strings.Contains(line, "eature") {
+					lines = append(lines, line)
+				}
+			}
+			t.Logf("kubelet log, lines about features:\n%s", tail(strings.Join(lines, "\n"), 6000))
+		}
+	}()
+	waitForReport(t, admin, "kubelet", kubeletGate, false, featuresv1alpha1.FeatureManagementCentral, time.Minute)
+	waitForReport(t, admin, "kubelet", dynamic, true, featuresv1alpha1.FeatureManagementDynamic, time.Minute)
+
+	// The Dynamic gate is turned off with a patch: applied while running.
+	start := time.Now()
+	if _, err := admin.FeaturesV1alpha1().Features("kube-system").Patch(context.Background(), gatename.ObjectName(dynamic), types.MergePatchType,
+		[]byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForReport(t, admin, "kubelet", dynamic, false, featuresv1alpha1.FeatureManagementDynamic, 30*time.Second)
+	t.Logf("the kubelet reported %s=false %.1fs after the patch", dynamic, time.Since(start).Seconds())
+	if kubelet.Exited() {
+		t.Fatal("a Dynamic gate must not restart the kubelet")
+	}
+
+	// The Central gate is turned on on the apiserver: the kubelet reads it
+	// only at start, so it exits cleanly for its supervisor to restart it.
+	apiserver.Restart(t, flags("true")...)
+	if !kubelet.WaitForExit(time.Minute) {
+		t.Fatal("the kubelet must exit when a Central gate it reads only at start changes")
+	}
+	if code := kubelet.ExitCode(); code != 0 || !strings.Contains(kubelet.Log(), "Exiting so that this process is restarted with the new feature gate values") ||
+		!strings.Contains(kubelet.Log(), kubeletGate+"=true (Central)") {
+		t.Fatalf("the kubelet must exit with status 0 saying why, got %d", code)
+	}
+	// Its supervisor starts it again: it starts with the new value.
+	kubelet = startKubelet(t, apiserver, kubelet.Dir, "")
+	waitForReport(t, admin, "kubelet", kubeletGate, true, featuresv1alpha1.FeatureManagementCentral, time.Minute)
+	featuretest.WaitForConverged(t, admin, gatename.ObjectName(kubeletGate), featuresv1alpha1.FeatureStateOn, time.Minute)
 }

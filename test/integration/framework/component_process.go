@@ -119,3 +119,22 @@ func (p *ComponentProcess) Stop() {
 		<-p.exited
 	}
 }
+
+// ExitCode returns the exit code of a process that has exited, or -1.
+func (p *ComponentProcess) ExitCode() int {
+	if !p.Exited() || p.cmd.ProcessState == nil {
+		return -1
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// WaitForExit waits up to timeout for the process to exit and reports
+// whether it did.
+func (p *ComponentProcess) WaitForExit(timeout time.Duration) bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}

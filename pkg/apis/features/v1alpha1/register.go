@@ -50,6 +50,8 @@ const (
 	GateField = "spec.gate"
 	// StateField selects Features by status.state.
 	StateField = "status.state"
+	// ManagementField selects Features by spec.management.
+	ManagementField = "spec.management"
 )
 
 // Field selectors supported on FeatureReports besides metadata.name and
@@ -65,7 +67,7 @@ func addFieldLabelConversionFuncs(scheme *runtime.Scheme) error {
 	if err := scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("Feature"),
 		func(label, value string) (string, string, error) {
 			switch label {
-			case "metadata.name", "metadata.namespace", GateField, StateField:
+			case "metadata.name", "metadata.namespace", GateField, StateField, ManagementField:
 				return label, value, nil
 			default:
 				return "", "", fmt.Errorf("field label not supported: %s", label)

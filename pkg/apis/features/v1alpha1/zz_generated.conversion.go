@@ -24,6 +24,7 @@ package v1alpha1
 import (
 	unsafe "unsafe"
 
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	conversion "k8s.io/apimachinery/pkg/conversion"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	features "k8s.io/featureflags/pkg/apis/features"
@@ -184,7 +185,17 @@ func Convert_features_Feature_To_v1alpha1_Feature(in *features.Feature, out *api
 
 func autoConvert_v1alpha1_FeatureList_To_features_FeatureList(in *apiv1alpha1.FeatureList, out *features.FeatureList, s conversion.Scope) error {
 	out.ListMeta = in.ListMeta
-	out.Items = *(*[]features.Feature)(unsafe.Pointer(&in.Items))
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]features.Feature, len(*in))
+		for i := range *in {
+			if err := Convert_v1alpha1_Feature_To_features_Feature(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Items = nil
+	}
 	return nil
 }
 
@@ -195,7 +206,17 @@ func Convert_v1alpha1_FeatureList_To_features_FeatureList(in *apiv1alpha1.Featur
 
 func autoConvert_features_FeatureList_To_v1alpha1_FeatureList(in *features.FeatureList, out *apiv1alpha1.FeatureList, s conversion.Scope) error {
 	out.ListMeta = in.ListMeta
-	out.Items = *(*[]apiv1alpha1.Feature)(unsafe.Pointer(&in.Items))
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]apiv1alpha1.Feature, len(*in))
+		for i := range *in {
+			if err := Convert_features_Feature_To_v1alpha1_Feature(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Items = nil
+	}
 	return nil
 }
 
@@ -333,7 +354,17 @@ func Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in *features.FeatureSp
 }
 
 func autoConvert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *apiv1alpha1.FeatureStatus, out *features.FeatureStatus, s conversion.Scope) error {
-	*out = *(*features.FeatureStatus)(unsafe.Pointer(in))
+	out.State = features.FeatureState(in.State)
+	out.Default = (*bool)(unsafe.Pointer(in.Default))
+	out.PreRelease = features.FeaturePreRelease(in.PreRelease)
+	out.LockToDefault = in.LockToDefault
+	out.Version = in.Version
+	out.AppliesWhileRunning = in.AppliesWhileRunning
+	out.Tasks = *(*[]features.FeatureTask)(unsafe.Pointer(&in.Tasks))
+	out.Uses = *(*[]features.FeatureUse)(unsafe.Pointer(&in.Uses))
+	out.UsesResetTime = (*v1.Time)(unsafe.Pointer(in.UsesResetTime))
+	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
+	out.ObservedGeneration = in.ObservedGeneration
 	return nil
 }
 
@@ -343,7 +374,17 @@ func Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *apiv1alpha1.Fe
 }
 
 func autoConvert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.FeatureStatus, out *apiv1alpha1.FeatureStatus, s conversion.Scope) error {
-	*out = *(*apiv1alpha1.FeatureStatus)(unsafe.Pointer(in))
+	out.State = apiv1alpha1.FeatureState(in.State)
+	out.Default = (*bool)(unsafe.Pointer(in.Default))
+	out.PreRelease = apiv1alpha1.FeaturePreRelease(in.PreRelease)
+	out.LockToDefault = in.LockToDefault
+	out.Version = in.Version
+	out.Tasks = *(*[]apiv1alpha1.FeatureTask)(unsafe.Pointer(&in.Tasks))
+	out.Uses = *(*[]apiv1alpha1.FeatureUse)(unsafe.Pointer(&in.Uses))
+	out.UsesResetTime = (*v1.Time)(unsafe.Pointer(in.UsesResetTime))
+	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
+	out.ObservedGeneration = in.ObservedGeneration
+	out.AppliesWhileRunning = in.AppliesWhileRunning
 	return nil
 }
 

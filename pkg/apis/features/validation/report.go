@@ -95,6 +95,9 @@ func validateReportSpec(s *features.FeatureReportSpec, path *field.Path) field.E
 			allErrs = append(allErrs, field.Duplicate(name, g.Name))
 		}
 		seen.Insert(g.Name)
+		if g.Management != "" && !managements.Has(string(g.Management)) {
+			allErrs = append(allErrs, field.NotSupported(gates.Index(i).Child("management"), g.Management, sets.List(managements)))
+		}
 	}
 	if d := s.LeaseDurationSeconds; d != nil && (*d <= 0 || *d > MaxReportLeaseDurationSeconds) {
 		allErrs = append(allErrs, field.Invalid(path.Child("leaseDurationSeconds"), *d,

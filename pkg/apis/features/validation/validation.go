@@ -69,7 +69,7 @@ var (
 	versionRegexp  = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
 
 	desiredStates = sets.New(string(features.FeatureDesiredStateOn), string(features.FeatureDesiredStateOff))
-	managements   = sets.New(string(features.FeatureManagementCommandLine), string(features.FeatureManagementDynamic))
+	managements   = sets.New(string(features.FeatureManagementCommandLine), string(features.FeatureManagementCentral), string(features.FeatureManagementDynamic))
 	states        = sets.New(string(features.FeatureStateOn), string(features.FeatureStateOff),
 		string(features.FeatureStateTurningOn), string(features.FeatureStateTurningOff))
 	preReleases = sets.New(string(features.FeaturePreReleaseAlpha), string(features.FeaturePreReleaseBeta),

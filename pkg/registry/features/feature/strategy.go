@@ -143,13 +143,17 @@ const (
 	GateField = "spec.gate"
 	// StateField selects Features by status.state.
 	StateField = "status.state"
+	// ManagementField selects Features by spec.management, e.g.
+	// spec.management!=CommandLine for those components may follow.
+	ManagementField = "spec.management"
 )
 
 // SelectableFields returns the fields a Feature can be selected by.
 func SelectableFields(f *features.Feature) fields.Set {
 	return generic.AddObjectMetaFieldsSet(fields.Set{
-		GateField:  f.Spec.Gate,
-		StateField: string(f.Status.State),
+		GateField:       f.Spec.Gate,
+		StateField:      string(f.Status.State),
+		ManagementField: string(f.Spec.Management),
 	}, &f.ObjectMeta, true)
 }
 

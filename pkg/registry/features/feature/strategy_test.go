@@ -335,6 +335,7 @@ func TestSelectableFields(t *testing.T) {
 		"metadata.name":      testName,
 		"metadata.namespace": testNamespace,
 		"spec.gate":          testGate,
+		"spec.management":    "CommandLine",
 		"status.state":       "TurningOff",
 	}
 	if got := SelectableFields(f); !reflect.DeepEqual(got, want) {

@@ -137,6 +137,33 @@ func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStart
 			}
 		}(hookContext)
 		if gate, ok := p.FeatureGate.(*reportinggate.Gate); ok && p.Identity != "" {
+			// The report says which gates this apiserver's flags opt into
+			// Central and Dynamic (the flags were validated at start), and
+			// the apiserver applies the desired state of its Dynamic gates
+			// while it runs.
+			modes, err := p.ControllerOptions.OptIns(nil)
+			if err != nil {
+				return err
+			}
+			gate.OptIn(modes)
+			if len(p.ControllerOptions.DynamicGates) > 0 {
+				dynamic := map[featuregate.Feature]bool{}
+				for _, g := range p.ControllerOptions.DynamicGates {
+					dynamic[featuregate.Feature(g)] = true
+				}
+				go func(ctx context.Context) {
+					err := gate.Follow(ctx, client, reportinggate.FollowOptions{
+						Namespace: featurelifecycle.KubeNamespace,
+						Modes:     []featuresv1alpha1.FeatureManagement{featuresv1alpha1.FeatureManagementDynamic},
+						Gates:     dynamic,
+						// --feature-gates gives the first value.
+						OverrideConfigured: true,
+					})
+					if err != nil && ctx.Err() == nil {
+						klog.ErrorS(err, "Following the desired state of Dynamic features failed")
+					}
+				}(hookContext)
+			}
 			opts := p.ReporterOptions
 			if opts.HolderLease == nil {
 				// The apiserver's identity lease says it is alive.

@@ -105,6 +105,8 @@ import (
 	"k8s.io/kubernetes/pkg/auth/nodeidentifier"
 	"sigs.k8s.io/yaml"
 
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+
 	"k8s.io/featureflags/pkg/apis/features"
 	"k8s.io/featureflags/pkg/apis/features/validation"
 )
@@ -418,23 +420,55 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 		if system && obj.Spec.Management != old.Spec.Management {
 			return admission.NewForbidden(a, managementError(obj.Spec.Management))
 		}
-		if obj.Spec.Management == features.FeatureManagementCommandLine && obj.Spec.DesiredState != old.Spec.DesiredState {
-			return admission.NewForbidden(a, fmt.Errorf("spec.desiredState of a Feature managed by CommandLine follows the "+
-				"kube-apiservers' --feature-gates and cannot be set through the API; set spec.management to Dynamic to set it"))
+		if obj.Spec.Management != features.FeatureManagementDynamic && obj.Spec.DesiredState != old.Spec.DesiredState {
+			how := "set spec.management to Dynamic to set it"
+			if system {
+				how = "only a gate the kube-apiservers opt into Dynamic (--feature-lifecycle-dynamic-gates) takes its desired state from the API"
+			}
+			return admission.NewForbidden(a, fmt.Errorf("spec.desiredState of a Feature managed by %s follows the "+
+				"kube-apiservers' --feature-gates and cannot be set through the API; %s", obj.Spec.Management, how))
 		}
 	}
 	return nil
 }
 
 // managementError says why spec.management of a Feature in kube-system
-// cannot be set through the API: kube-apiserver sets it, and only to a mode
-// its flags opt the gate into; no flag opts a gate into another mode than
-// CommandLine yet (KEP stages 2 and 3), so that is the only mode.
+// cannot be set through the API: kube-apiserver sets it, to the mode its
+// flags opt the gate into once every live kube-apiserver agrees.
 func managementError(requested features.FeatureManagement) error {
-	return fmt.Errorf("spec.management of Features in kube-system is set by kube-apiserver from its flags, "+
-		"which opt no gate into a mode other than %s yet; it cannot be set to %q through the API",
-		features.FeatureManagementCommandLine, requested)
+	return fmt.Errorf("spec.management of Features in kube-system is set by kube-apiserver, to the mode its flags "+
+		"(--feature-lifecycle-central-gates, --feature-lifecycle-dynamic-gates) opt the gate into once every kube-apiserver agrees; "+
+		"it cannot be set to %q through the API", requested)
 }
+
+// Admit records, on an update that changes a Feature's spec.desiredState,
+// who made it (DesiredStateSetByAnnotation), unless kube-apiserver itself
+// did: validation then decides whether the change is allowed.
+func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
+	if a.GetResource().GroupResource() != featuresResource || a.GetSubresource() != "" || a.GetOperation() != admission.Update {
+		return nil
+	}
+	u := a.GetUserInfo()
+	if u == nil || u.GetName() == user.APIServerUser {
+		return nil
+	}
+	obj, ok := a.GetObject().(*features.Feature)
+	if !ok {
+		return nil
+	}
+	old, ok := a.GetOldObject().(*features.Feature)
+	if !ok || obj.Spec.DesiredState == old.Spec.DesiredState {
+		return nil
+	}
+	if obj.Annotations == nil {
+		obj.Annotations = map[string]string{}
+	}
+	// The spec changes, so the strategy moves the generation on by one.
+	obj.Annotations[featuresv1alpha1.DesiredStateSetByAnnotation] = fmt.Sprintf("%s (generation %d)", u.GetName(), old.Generation+1)
+	return nil
+}
+
+var _ admission.MutationInterface = &Plugin{}
 
 // isSuperuser says whether u may write all of status: kube-apiserver's
 // loopback identity, which writes state and tasks, and system:masters,

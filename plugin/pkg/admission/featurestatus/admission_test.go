@@ -363,6 +363,71 @@ func TestFeatureRules(t *testing.T) {
 	if err := run(admission.Update, labelled, old, admin); err != nil {
 		t.Errorf("a label change: %v", err)
 	}
+
+	// Central: desired state follows the apiservers' flags; Dynamic (which
+	// kube-apiserver set from its flags): whoever RBAC lets update Features
+	// sets it.
+	central := old.DeepCopy()
+	central.Spec.Management = features.FeatureManagementCentral
+	centralOff := central.DeepCopy()
+	centralOff.Spec.DesiredState = features.FeatureDesiredStateOff
+	if err := run(admission.Update, centralOff, central, admin); !apierrors.IsForbidden(err) ||
+		!strings.Contains(err.Error(), "managed by Central follows the kube-apiservers' --feature-gates") ||
+		!strings.Contains(err.Error(), "--feature-lifecycle-dynamic-gates") {
+		t.Errorf("setting desiredState of a Central Feature: expected 403 saying why, got %v", err)
+	}
+	optedIn := old.DeepCopy()
+	optedIn.Spec.Management = features.FeatureManagementDynamic
+	optedInOff := optedIn.DeepCopy()
+	optedInOff.Spec.DesiredState = features.FeatureDesiredStateOff
+	if err := run(admission.Update, optedInOff, optedIn, admin); err != nil {
+		t.Errorf("setting desiredState of a Dynamic Feature: %v", err)
+	}
+	if err := run(admission.Update, optedIn, optedInOff, alice); err != nil {
+		t.Errorf("anyone RBAC lets update Features sets a Dynamic desired state: %v", err)
+	}
+	toCentral := optedIn.DeepCopy()
+	toCentral.Spec.Management = features.FeatureManagementCentral
+	if err := run(admission.Update, toCentral, optedIn, admin); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "--feature-lifecycle-central-gates") {
+		t.Errorf("changing the management of a Feature in kube-system: expected 403 saying the flags decide, got %v", err)
+	}
+}
+
+// TestAdmitRecordsWhoSetDesiredState: a change of desiredState through the
+// API is annotated with who made it and the generation it makes, so that
+// kube-apiserver names them in an event; kube-apiserver's own are not.
+func TestAdmitRecordsWhoSetDesiredState(t *testing.T) {
+	p, err := NewPlugin(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := testFeature()
+	old.Spec.Management = features.FeatureManagementDynamic
+	old.Generation = 4
+	admit := func(obj *features.Feature, u user.Info) {
+		attrs := admission.NewAttributesRecord(obj, old, featureGVK, obj.Namespace, obj.Name, featuresGVR, "", admission.Update, nil, false, u)
+		if err := p.Admit(context.Background(), attrs, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	off := old.DeepCopy()
+	off.Spec.DesiredState = features.FeatureDesiredStateOff
+	admit(off, alice)
+	if got := off.Annotations["features.k8s.io/desired-state-set-by"]; got != "alice (generation 5)" {
+		t.Errorf("annotation %q, want alice (generation 5)", got)
+	}
+	byAPIServer := old.DeepCopy()
+	byAPIServer.Spec.DesiredState = features.FeatureDesiredStateOff
+	admit(byAPIServer, apiserver)
+	if _, ok := byAPIServer.Annotations["features.k8s.io/desired-state-set-by"]; ok {
+		t.Error("kube-apiserver's own changes are not annotated")
+	}
+	same := old.DeepCopy()
+	same.Labels = map[string]string{"a": "b"}
+	admit(same, alice)
+	if _, ok := same.Annotations["features.k8s.io/desired-state-set-by"]; ok {
+		t.Error("a change that leaves desiredState alone is not annotated")
+	}
 }
 
 func TestLoadConfiguration(t *testing.T) {

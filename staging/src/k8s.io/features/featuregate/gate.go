@@ -18,6 +18,7 @@ package featuregate
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -28,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 )
 
 // Gate is a drop-in featuregate.MutableVersionedFeatureGate that remembers which
@@ -76,6 +79,17 @@ type Gate struct {
 	// was checked through Enabled. Records are never removed or replaced, so
 	// the marks they hold survive snapshot rebuilds.
 	usage map[featuregate.Feature]*usage
+	// configured holds the gates this process's own configuration set
+	// (Set, SetFromMap: flags and configuration files); a followed Feature
+	// does not override them. Guarded by mu.
+	configured map[featuregate.Feature]bool
+	// followed holds how each gate whose value follows a Feature's desired
+	// state follows it (Follow). Guarded by mu.
+	followed map[featuregate.Feature]Following
+	// optedIn holds the management this process's configuration opts gates
+	// into (kube-apiserver's --feature-lifecycle-*-gates), which it reports.
+	// Guarded by mu.
+	optedIn map[featuregate.Feature]featuresv1alpha1.FeatureManagement
 }
 
 // usage records whether, and in which query epoch, a feature was last
@@ -118,10 +132,13 @@ var (
 // returned Gate; see Refresh otherwise.
 func Wrap(inner featuregate.MutableVersionedFeatureGate, component string) *Gate {
 	g := &Gate{
-		inner:     inner,
-		component: component,
-		changed:   make(chan struct{}, 1),
-		usage:     map[featuregate.Feature]*usage{},
+		inner:      inner,
+		component:  component,
+		changed:    make(chan struct{}, 1),
+		usage:      map[featuregate.Feature]*usage{},
+		configured: map[featuregate.Feature]bool{},
+		followed:   map[featuregate.Feature]Following{},
+		optedIn:    map[featuregate.Feature]featuresv1alpha1.FeatureManagement{},
 	}
 	g.mu.Lock()
 	g.rebuildLocked()
@@ -497,7 +514,25 @@ func (g *Gate) Close() { g.inner.Close() }
 func (g *Gate) Set(value string) error {
 	g.mu.Lock()
 	defer g.rebuildAndUnlock()
+	g.recordConfigured(value)
 	return g.inner.Set(value)
+}
+
+// recordConfigured records the gates a flag value such as
+// "feature1=true,feature2=false" sets. g.mu must be held.
+func (g *Gate) recordConfigured(value string) {
+	for _, pair := range strings.Split(value, ",") {
+		if name, _, ok := strings.Cut(strings.TrimSpace(pair), "="); ok && name != "" {
+			g.configured[featuregate.Feature(strings.TrimSpace(name))] = true
+		}
+	}
+}
+
+// recordConfiguredMap records the gates m sets. g.mu must be held.
+func (g *Gate) recordConfiguredMap(m map[string]bool) {
+	for name := range m {
+		g.configured[featuregate.Feature(name)] = true
+	}
 }
 
 // SetWithLogger is Set with a logger, as upstream's gate offers. It falls back
@@ -507,6 +542,7 @@ func (g *Gate) SetWithLogger(logger klog.Logger, value string) error {
 	helper()
 	g.mu.Lock()
 	defer g.rebuildAndUnlock()
+	g.recordConfigured(value)
 	if l, ok := g.inner.(featuregate.MutableFeatureGateWithLogger); ok {
 		return l.SetWithLogger(logger, value)
 	}
@@ -537,6 +573,7 @@ func (g *Gate) Type() string {
 func (g *Gate) SetFromMap(m map[string]bool) error {
 	g.mu.Lock()
 	defer g.rebuildAndUnlock()
+	g.recordConfiguredMap(m)
 	return g.inner.SetFromMap(m)
 }
 
@@ -547,6 +584,7 @@ func (g *Gate) SetFromMapWithLogger(logger klog.Logger, m map[string]bool) error
 	helper()
 	g.mu.Lock()
 	defer g.rebuildAndUnlock()
+	g.recordConfiguredMap(m)
 	if l, ok := g.inner.(featuregate.MutableFeatureGateWithLogger); ok {
 		return l.SetFromMapWithLogger(logger, m)
 	}
@@ -702,4 +740,58 @@ func (g *Gate) ResetFeatureValueToDefault(name featuregate.Feature) error {
 	g.mu.Lock()
 	defer g.rebuildAndUnlock()
 	return g.inner.ResetFeatureValueToDefault(name)
+}
+
+// configuredExplicitly reports whether this process's own configuration
+// (Set, SetFromMap) set the gate.
+func (g *Gate) configuredExplicitly(name featuregate.Feature) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.configured[name]
+}
+
+// setFollowed sets the values of followed gates, which are not recorded as
+// configured, and replaces the record of how gates follow their Features.
+func (g *Gate) setFollowed(values map[string]bool, following map[featuregate.Feature]Following) error {
+	g.mu.Lock()
+	defer g.rebuildAndUnlock()
+	g.followed = following
+	g.signal()
+	if len(values) == 0 {
+		return nil
+	}
+	return g.inner.SetFromMap(values)
+}
+
+// Followed returns how each gate whose value follows a Feature follows it.
+func (g *Gate) Followed() map[featuregate.Feature]Following {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return maps.Clone(g.followed)
+}
+
+// OptIn records the management this process's configuration opts gates
+// into, which its report states (kube-apiserver's
+// --feature-lifecycle-central-gates and --feature-lifecycle-dynamic-gates).
+func (g *Gate) OptIn(modes map[featuregate.Feature]featuresv1alpha1.FeatureManagement) {
+	g.mu.Lock()
+	g.optedIn = maps.Clone(modes)
+	g.mu.Unlock()
+	g.signal()
+}
+
+// Management returns what the report of a gate says about where its value
+// comes from: the management the gate is opted into, or follows, unless
+// the process's own configuration set it; and whether the value came from
+// the local cache.
+func (g *Gate) Management(name featuregate.Feature) (featuresv1alpha1.FeatureManagement, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if mode, ok := g.optedIn[name]; ok {
+		return mode, false
+	}
+	if f, ok := g.followed[name]; ok && !g.configured[name] {
+		return f.Management, f.Cached
+	}
+	return "", false
 }

@@ -189,7 +189,8 @@ func (r *reporter) gates() []featuresv1alpha1.FeatureReportGate {
 	out := make([]featuresv1alpha1.FeatureReportGate, 0, len(reported))
 	for name, enabled := range reported {
 		if !switches[name] {
-			out = append(out, featuresv1alpha1.FeatureReportGate{Name: string(name), Enabled: enabled})
+			mode, cached := r.gate.Management(name)
+			out = append(out, featuresv1alpha1.FeatureReportGate{Name: string(name), Enabled: enabled, Management: mode, Cached: cached})
 		}
 	}
 	slices.SortFunc(out, func(a, b featuresv1alpha1.FeatureReportGate) int { return cmp.Compare(a.Name, b.Name) })

@@ -2942,6 +2942,21 @@ func schema_k8sio_features_api_v1alpha1_FeatureReportGate(ref common.ReferenceCa
 							Format:      "",
 						},
 					},
+					"management": {
+						SchemaProps: spec.SchemaProps{
+							Description: "management is where the process takes the value from: for kube-apiserver, the mode its flags opt the gate into (CommandLine when unset); for other components, Central or Dynamic when the value follows the Feature's desired state, CommandLine (or unset) when it comes from the process's own configuration.\n\nPossible enum values:\n - `\"Central\"` means the desired state follows the value configured on the command line of the live kube-apiservers, and the other components take it from the Feature instead of their own command line (unless it sets the gate explicitly).\n - `\"CommandLine\"` means the desired state follows the value configured on the command line of the live kube-apiservers, and every component takes the value from its own command line.\n - `\"Dynamic\"` means an authorized client sets the desired state, and every component, kube-apiserver included, applies it while running.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Central", "CommandLine", "Dynamic"},
+						},
+					},
+					"cached": {
+						SchemaProps: spec.SchemaProps{
+							Description: "cached is true when the process could not read the Feature when it started and took the value from its local cache of the desired state.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"name", "enabled"},
 			},
@@ -3123,11 +3138,11 @@ func schema_k8sio_features_api_v1alpha1_FeatureSpec(ref common.ReferenceCallback
 					},
 					"management": {
 						SchemaProps: spec.SchemaProps{
-							Description: "management says where desiredState comes from: CommandLine (the default) or Dynamic.\n\nPossible enum values:\n - `\"CommandLine\"` means the desired state follows the value configured on the command line of the live kube-apiservers.\n - `\"Dynamic\"` means an authorized client sets the desired state.",
+							Description: "management says where desiredState comes from, and where components take the gate's value from: CommandLine (the default), Central or Dynamic. kube-apiserver sets it, for a Feature of kube-system, to the mode its flags opt the gate into (--feature-lifecycle-central-gates, --feature-lifecycle-dynamic-gates) once every live kube-apiserver agrees.\n\nPossible enum values:\n - `\"Central\"` means the desired state follows the value configured on the command line of the live kube-apiservers, and the other components take it from the Feature instead of their own command line (unless it sets the gate explicitly).\n - `\"CommandLine\"` means the desired state follows the value configured on the command line of the live kube-apiservers, and every component takes the value from its own command line.\n - `\"Dynamic\"` means an authorized client sets the desired state, and every component, kube-apiserver included, applies it while running.",
 							Default:     "CommandLine",
 							Type:        []string{"string"},
 							Format:      "",
-							Enum:        []interface{}{"CommandLine", "Dynamic"},
+							Enum:        []interface{}{"Central", "CommandLine", "Dynamic"},
 						},
 					},
 				},
@@ -3178,6 +3193,13 @@ func schema_k8sio_features_api_v1alpha1_FeatureStatus(ref common.ReferenceCallba
 						SchemaProps: spec.SchemaProps{
 							Description: "version is the emulation version (major.minor) the gate's spec and the state hold for.",
 							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"appliesWhileRunning": {
+						SchemaProps: spec.SchemaProps{
+							Description: "appliesWhileRunning is true when components read the gate each time they use it, so that a Central or Dynamic Feature's new desired state is applied while they run; otherwise a component that follows the Feature exits to be restarted with the new value.",
+							Type:        []string{"boolean"},
 							Format:      "",
 						},
 					},

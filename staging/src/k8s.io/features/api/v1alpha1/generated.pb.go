@@ -217,6 +217,19 @@ func (m *FeatureReportGate) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	var l int
 	_ = l
 	i--
+	if m.Cached {
+		dAtA[i] = 1
+	} else {
+		dAtA[i] = 0
+	}
+	i--
+	dAtA[i] = 0x20
+	i -= len(m.Management)
+	copy(dAtA[i:], m.Management)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.Management)))
+	i--
+	dAtA[i] = 0x1a
+	i--
 	if m.Enabled {
 		dAtA[i] = 1
 	} else {
@@ -446,6 +459,14 @@ func (m *FeatureStatus) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	i--
+	if m.AppliesWhileRunning {
+		dAtA[i] = 1
+	} else {
+		dAtA[i] = 0
+	}
+	i--
+	dAtA[i] = 0x58
 	i = encodeVarintGenerated(dAtA, i, uint64(m.ObservedGeneration))
 	i--
 	dAtA[i] = 0x50
@@ -710,6 +731,9 @@ func (m *FeatureReportGate) Size() (n int) {
 	l = len(m.Name)
 	n += 1 + l + sovGenerated(uint64(l))
 	n += 2
+	l = len(m.Management)
+	n += 1 + l + sovGenerated(uint64(l))
+	n += 2
 	return n
 }
 
@@ -827,6 +851,7 @@ func (m *FeatureStatus) Size() (n int) {
 		}
 	}
 	n += 1 + sovGenerated(uint64(m.ObservedGeneration))
+	n += 2
 	return n
 }
 
@@ -922,6 +947,8 @@ func (this *FeatureReportGate) String() string {
 	s := strings.Join([]string{`&FeatureReportGate{`,
 		`Name:` + fmt.Sprintf("%v", this.Name) + `,`,
 		`Enabled:` + fmt.Sprintf("%v", this.Enabled) + `,`,
+		`Management:` + fmt.Sprintf("%v", this.Management) + `,`,
+		`Cached:` + fmt.Sprintf("%v", this.Cached) + `,`,
 		`}`,
 	}, "")
 	return s
@@ -1015,6 +1042,7 @@ func (this *FeatureStatus) String() string {
 		`UsesResetTime:` + strings.Replace(fmt.Sprintf("%v", this.UsesResetTime), "Time", "v1.Time", 1) + `,`,
 		`Conditions:` + repeatedStringForConditions + `,`,
 		`ObservedGeneration:` + fmt.Sprintf("%v", this.ObservedGeneration) + `,`,
+		`AppliesWhileRunning:` + fmt.Sprintf("%v", this.AppliesWhileRunning) + `,`,
 		`}`,
 	}, "")
 	return s
@@ -1518,6 +1546,58 @@ func (m *FeatureReportGate) Unmarshal(dAtA []byte) error {
 				}
 			}
 			m.Enabled = bool(v != 0)
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Management", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Management = FeatureManagement(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Cached", wireType)
+			}
+			var v int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.Cached = bool(v != 0)
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenerated(dAtA[iNdEx:])
@@ -2479,6 +2559,26 @@ func (m *FeatureStatus) Unmarshal(dAtA []byte) error {
 					break
 				}
 			}
+		case 11:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AppliesWhileRunning", wireType)
+			}
+			var v int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.AppliesWhileRunning = bool(v != 0)
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenerated(dAtA[iNdEx:])

@@ -16,6 +16,12 @@ limitations under the License.
 
 package v1alpha1
 
+// DesiredStateSetByAnnotation records on a Feature who last set its
+// spec.desiredState through the API, and the generation that change made
+// ("alice (generation 4)"). The FeatureStatus admission plugin sets it;
+// kube-apiserver names the user in a DesiredStateSet event.
+const DesiredStateSetByAnnotation = "features.k8s.io/desired-state-set-by"
+
 // FeatureReportName returns the name of the FeatureReport of a component's
 // process: <component>.<identity>.
 func FeatureReportName(component, identity string) string {

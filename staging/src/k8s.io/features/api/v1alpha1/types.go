@@ -60,15 +60,24 @@ const (
 	FeatureDesiredStateOff FeatureDesiredState = "Off"
 )
 
-// FeatureManagement says where the desired state of a feature comes from.
+// FeatureManagement says where the desired state of a feature comes from,
+// and where components take the gate's value from.
 // +enum
 type FeatureManagement string
 
 const (
 	// FeatureManagementCommandLine means the desired state follows the value
-	// configured on the command line of the live kube-apiservers.
+	// configured on the command line of the live kube-apiservers, and every
+	// component takes the value from its own command line.
 	FeatureManagementCommandLine FeatureManagement = "CommandLine"
-	// FeatureManagementDynamic means an authorized client sets the desired state.
+	// FeatureManagementCentral means the desired state follows the value
+	// configured on the command line of the live kube-apiservers, and the
+	// other components take it from the Feature instead of their own
+	// command line (unless it sets the gate explicitly).
+	FeatureManagementCentral FeatureManagement = "Central"
+	// FeatureManagementDynamic means an authorized client sets the desired
+	// state, and every component, kube-apiserver included, applies it while
+	// running.
 	FeatureManagementDynamic FeatureManagement = "Dynamic"
 )
 
@@ -85,8 +94,12 @@ type FeatureSpec struct {
 	// +optional
 	DesiredState FeatureDesiredState `json:"desiredState,omitempty" protobuf:"bytes,2,opt,name=desiredState,casttype=FeatureDesiredState"`
 
-	// management says where desiredState comes from: CommandLine (the default)
-	// or Dynamic.
+	// management says where desiredState comes from, and where components
+	// take the gate's value from: CommandLine (the default), Central or
+	// Dynamic. kube-apiserver sets it, for a Feature of kube-system, to the
+	// mode its flags opt the gate into (--feature-lifecycle-central-gates,
+	// --feature-lifecycle-dynamic-gates) once every live kube-apiserver
+	// agrees.
 	// +optional
 	// +default="CommandLine"
 	Management FeatureManagement `json:"management,omitempty" protobuf:"bytes,3,opt,name=management,casttype=FeatureManagement"`
@@ -182,6 +195,13 @@ type FeatureStatus struct {
 	// state hold for.
 	// +optional
 	Version string `json:"version,omitempty" protobuf:"bytes,5,opt,name=version"`
+
+	// appliesWhileRunning is true when components read the gate each time
+	// they use it, so that a Central or Dynamic Feature's new desired state
+	// is applied while they run; otherwise a component that follows the
+	// Feature exits to be restarted with the new value.
+	// +optional
+	AppliesWhileRunning bool `json:"appliesWhileRunning,omitempty" protobuf:"varint,11,opt,name=appliesWhileRunning"`
 
 	// tasks are the tasks the current transition still has to run, in order;
 	// the first one is the active task. Empty in a final state.
@@ -357,6 +377,19 @@ type FeatureReportGate struct {
 	// enabled is the value the process found.
 	// +required
 	Enabled bool `json:"enabled" protobuf:"varint,2,opt,name=enabled"`
+
+	// management is where the process takes the value from: for
+	// kube-apiserver, the mode its flags opt the gate into (CommandLine
+	// when unset); for other components, Central or Dynamic when the value
+	// follows the Feature's desired state, CommandLine (or unset) when it
+	// comes from the process's own configuration.
+	// +optional
+	Management FeatureManagement `json:"management,omitempty" protobuf:"bytes,3,opt,name=management,casttype=FeatureManagement"`
+
+	// cached is true when the process could not read the Feature when it
+	// started and took the value from its local cache of the desired state.
+	// +optional
+	Cached bool `json:"cached,omitempty" protobuf:"varint,4,opt,name=cached"`
 }
 
 // FeatureReportLease names a coordination.k8s.io Lease.

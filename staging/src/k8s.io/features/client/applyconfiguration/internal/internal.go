@@ -234,10 +234,16 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: io.k8s.features.api.v1alpha1.FeatureReportGate
   map:
     fields:
+    - name: cached
+      type:
+        scalar: boolean
     - name: enabled
       type:
         scalar: boolean
       default: false
+    - name: management
+      type:
+        scalar: string
     - name: name
       type:
         scalar: string
@@ -296,6 +302,9 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: io.k8s.features.api.v1alpha1.FeatureStatus
   map:
     fields:
+    - name: appliesWhileRunning
+      type:
+        scalar: boolean
     - name: conditions
       type:
         list:

@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	apiv1alpha1 "k8s.io/features/api/v1alpha1"
+)
+
 // FeatureReportGateApplyConfiguration represents a declarative configuration of the FeatureReportGate type for use
 // with apply.
 //
@@ -28,6 +32,15 @@ type FeatureReportGateApplyConfiguration struct {
 	Name *string `json:"name,omitempty"`
 	// enabled is the value the process found.
 	Enabled *bool `json:"enabled,omitempty"`
+	// management is where the process takes the value from: for
+	// kube-apiserver, the mode its flags opt the gate into (CommandLine
+	// when unset); for other components, Central or Dynamic when the value
+	// follows the Feature's desired state, CommandLine (or unset) when it
+	// comes from the process's own configuration.
+	Management *apiv1alpha1.FeatureManagement `json:"management,omitempty"`
+	// cached is true when the process could not read the Feature when it
+	// started and took the value from its local cache of the desired state.
+	Cached *bool `json:"cached,omitempty"`
 }
 
 // FeatureReportGateApplyConfiguration constructs a declarative configuration of the FeatureReportGate type for use with
@@ -49,5 +62,21 @@ func (b *FeatureReportGateApplyConfiguration) WithName(value string) *FeatureRep
 // If called multiple times, the Enabled field is set to the value of the last call.
 func (b *FeatureReportGateApplyConfiguration) WithEnabled(value bool) *FeatureReportGateApplyConfiguration {
 	b.Enabled = &value
+	return b
+}
+
+// WithManagement sets the Management field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Management field is set to the value of the last call.
+func (b *FeatureReportGateApplyConfiguration) WithManagement(value apiv1alpha1.FeatureManagement) *FeatureReportGateApplyConfiguration {
+	b.Management = &value
+	return b
+}
+
+// WithCached sets the Cached field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Cached field is set to the value of the last call.
+func (b *FeatureReportGateApplyConfiguration) WithCached(value bool) *FeatureReportGateApplyConfiguration {
+	b.Cached = &value
 	return b
 }

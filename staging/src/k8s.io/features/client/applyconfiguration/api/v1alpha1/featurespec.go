@@ -34,8 +34,12 @@ type FeatureSpecApplyConfiguration struct {
 	// command-line features kube-apiserver keeps it equal to the value
 	// configured on all live kube-apiservers.
 	DesiredState *apiv1alpha1.FeatureDesiredState `json:"desiredState,omitempty"`
-	// management says where desiredState comes from: CommandLine (the default)
-	// or Dynamic.
+	// management says where desiredState comes from, and where components
+	// take the gate's value from: CommandLine (the default), Central or
+	// Dynamic. kube-apiserver sets it, for a Feature of kube-system, to the
+	// mode its flags opt the gate into (--feature-lifecycle-central-gates,
+	// --feature-lifecycle-dynamic-gates) once every live kube-apiserver
+	// agrees.
 	Management *apiv1alpha1.FeatureManagement `json:"management,omitempty"`
 }
 

@@ -41,6 +41,11 @@ type FeatureStatusApplyConfiguration struct {
 	// version is the emulation version (major.minor) the gate's spec and the
 	// state hold for.
 	Version *string `json:"version,omitempty"`
+	// appliesWhileRunning is true when components read the gate each time
+	// they use it, so that a Central or Dynamic Feature's new desired state
+	// is applied while they run; otherwise a component that follows the
+	// Feature exits to be restarted with the new value.
+	AppliesWhileRunning *bool `json:"appliesWhileRunning,omitempty"`
 	// tasks are the tasks the current transition still has to run, in order;
 	// the first one is the active task. Empty in a final state.
 	Tasks []FeatureTaskApplyConfiguration `json:"tasks,omitempty"`
@@ -99,6 +104,14 @@ func (b *FeatureStatusApplyConfiguration) WithLockToDefault(value bool) *Feature
 // If called multiple times, the Version field is set to the value of the last call.
 func (b *FeatureStatusApplyConfiguration) WithVersion(value string) *FeatureStatusApplyConfiguration {
 	b.Version = &value
+	return b
+}
+
+// WithAppliesWhileRunning sets the AppliesWhileRunning field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AppliesWhileRunning field is set to the value of the last call.
+func (b *FeatureStatusApplyConfiguration) WithAppliesWhileRunning(value bool) *FeatureStatusApplyConfiguration {
+	b.AppliesWhileRunning = &value
 	return b
 }
 
