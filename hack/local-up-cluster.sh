@@ -451,9 +451,12 @@ start_controllers() {
   if [[ -n ${COMPONENT_FEATURE_GATES} ]]; then
     gates=(--feature-gates="${COMPONENT_FEATURE_GATES}")
   fi
-  start_process kube-controller-manager "${BIN_DIR}/kube-controller-manager" \
+  # Under a supervisor that restarts them when they exit cleanly, as they do
+  # to follow a Central feature whose gate they read only at start.
+  start_process kube-controller-manager "${ROOT}/hack/lib/supervise.sh" "${BIN_DIR}/kube-controller-manager" \
     --v="${LOG_LEVEL}" \
     "${gates[@]}" \
+    --feature-desired-state-cache-file="${DATA_DIR}/kube-controller-manager/feature-desired-state.json" \
     --kubeconfig="${kcm_kubeconfig}" \
     --authentication-kubeconfig="${kcm_kubeconfig}" \
     --authorization-kubeconfig="${kcm_kubeconfig}" \
@@ -467,9 +470,10 @@ start_controllers() {
     --leader-elect=false \
     --bind-address=127.0.0.1 \
     --secure-port="${KCM_SECURE_PORT}"
-  start_process kube-scheduler "${BIN_DIR}/kube-scheduler" \
+  start_process kube-scheduler "${ROOT}/hack/lib/supervise.sh" "${BIN_DIR}/kube-scheduler" \
     --v="${LOG_LEVEL}" \
     "${gates[@]}" \
+    --feature-desired-state-cache-file="${DATA_DIR}/kube-scheduler/feature-desired-state.json" \
     --kubeconfig="${sched_kubeconfig}" \
     --authentication-kubeconfig="${sched_kubeconfig}" \
     --authorization-kubeconfig="${sched_kubeconfig}" \

@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-base/featuregate"
+	zpagesfeatures "k8s.io/component-base/zpages/features"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
@@ -72,6 +73,10 @@ var Managements = map[featuregate.Feature]Management{
 	// The kubelet reads the gate once, when it builds its back-off: it
 	// follows a change by restarting.
 	kubefeatures.KubeletCrashLoopBackOffMax: {Central: true},
+	// Every component reads the gate once, when it installs its /statusz
+	// endpoint: one place turns the endpoint on or off everywhere, and the
+	// components restart to follow.
+	zpagesfeatures.ComponentStatusz: {Central: true},
 }
 
 // AppliesWhileRunning says whether components apply a new desired state of
