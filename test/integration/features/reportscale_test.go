@@ -480,8 +480,10 @@ type phase struct {
 	cpu time.Duration
 	// writes counts etcd writes by resource (the first key segment after
 	// the apiserver's prefix).
-	writes  map[string]int
-	elapsed time.Duration
+	writes map[string]int
+	// featureWrites counts the writes of each Feature.
+	featureWrites map[string]int
+	elapsed       time.Duration
 }
 
 // measure runs run and returns what it cost. Quiet is how long no write to
@@ -496,9 +498,10 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 		t.Fatal(err)
 	}
 	var (
-		mu        sync.Mutex
-		writes    = map[string]int{}
-		lastWrite = time.Now()
+		mu            sync.Mutex
+		writes        = map[string]int{}
+		featureWrites = map[string]int{}
+		lastWrite     = time.Now()
 	)
 	watching := make(chan struct{})
 	go func() {
@@ -507,8 +510,11 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 			clientv3.WithRev(status.Header.Revision+1), clientv3.WithPrevKV()) {
 			mu.Lock()
 			for _, ev := range resp.Events {
-				resource, _, _ := strings.Cut(strings.TrimPrefix(string(ev.Kv.Key), c.prefix+"/"), "/")
+				resource, rest, _ := strings.Cut(strings.TrimPrefix(string(ev.Kv.Key), c.prefix+"/"), "/")
 				writes[resource]++
+				if resource == "features" {
+					featureWrites[rest]++
+				}
 				if resource != "leases" && resource != "events" {
 					lastWrite = time.Now()
 				}
@@ -531,7 +537,7 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 	mu.Lock()
 	end := lastWrite
 	p := phase{name: name, bytes: c.received.Load() - bytes0, bodies: c.bodies.Load() - bodies0, cpu: c.apiserver.CPUTime() - cpu0,
-		writes: maps.Clone(writes), elapsed: end.Sub(start)}
+		writes: maps.Clone(writes), featureWrites: maps.Clone(featureWrites), elapsed: end.Sub(start)}
 	mu.Unlock()
 	cancel()
 	<-watching
@@ -543,8 +549,15 @@ func (p phase) String() string {
 	for _, r := range slices.Sorted(maps.Keys(p.writes)) {
 		w = append(w, fmt.Sprintf("%s=%d", r, p.writes[r]))
 	}
-	return fmt.Sprintf("%s: %d bytes to kubelets (%d in response bodies), apiserver CPU %.2fs, %s, etcd writes %s",
-		p.name, p.bytes, p.bodies, p.cpu.Seconds(), p.elapsed.Round(100*time.Millisecond), strings.Join(w, " "))
+	// The Features written most.
+	keys := slices.Collect(maps.Keys(p.featureWrites))
+	slices.SortFunc(keys, func(a, b string) int { return p.featureWrites[b] - p.featureWrites[a] })
+	var most []string
+	for _, k := range keys[:min(3, len(keys))] {
+		most = append(most, fmt.Sprintf("%s=%d", k, p.featureWrites[k]))
+	}
+	return fmt.Sprintf("%s: %d bytes to kubelets (%d in response bodies), apiserver CPU %.2fs, %s, etcd writes %s (%d Features written; most: %s)",
+		p.name, p.bytes, p.bodies, p.cpu.Seconds(), p.elapsed.Round(100*time.Millisecond), strings.Join(w, " "), len(p.featureWrites), strings.Join(most, " "))
 }
 
 // scaleFigures are the figures of one run of the scenario.
