@@ -249,7 +249,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			tasks.OptIn(tasks.DeleteObjects(taskName(derivedDeleteResourcePrefix, gr),
 				shorten(fmt.Sprintf("Delete every stored %s: they are not served while %s is off.", gr.String(), gate)), gr)),
 			tasks.WaitForAbsence(taskName(derivedWaitForResourcePrefix, gr),
-				shorten(fmt.Sprintf("Wait until no %s is stored: they are not served while %s is off. Opt in to %s, or delete them with the gate on, to go on.",
+				shorten(fmt.Sprintf("Wait until no %s is stored: they are not served while %s is off. Opt in to %s, or delete them (served to read and delete while the Feature is TurningOff), to go on.",
 					gr.String(), gate, taskName(derivedDeleteResourcePrefix, gr))),
 				gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }))
 	}
