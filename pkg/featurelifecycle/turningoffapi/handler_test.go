@@ -156,12 +156,12 @@ func aggregatedResources(t *testing.T, m aggregated.ResourceManager, gv schema.G
 func TestReadDeleteOnlyReadsAndDeletes(t *testing.T) {
 	var s rest.Storage = NewReadDelete(&genericregistry.Store{})
 	for name, ok := range map[string]bool{
-		"Creater":          is[rest.Creater](s),
-		"Updater":          is[rest.Updater](s),
-		"Patcher":          is[rest.Patcher](s),
-		"CreaterUpdater":   is[rest.CreaterUpdater](s),
-		"NamedCreater":     is[rest.NamedCreater](s),
-		"Connecter":        is[rest.Connecter](s),
+		"Creater":        is[rest.Creater](s),
+		"Updater":        is[rest.Updater](s),
+		"Patcher":        is[rest.Patcher](s),
+		"CreaterUpdater": is[rest.CreaterUpdater](s),
+		"NamedCreater":   is[rest.NamedCreater](s),
+		"Connecter":      is[rest.Connecter](s),
 	} {
 		if ok {
 			t.Errorf("ReadDelete implements rest.%s: it must not write objects", name)
