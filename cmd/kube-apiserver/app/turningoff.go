@@ -41,6 +41,7 @@ import (
 	"k8s.io/featureflags/pkg/featurelifecycle"
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/featurelifecycle/turningoffapi"
+	"k8s.io/featureflags/pkg/featurelifecycle/upstreamstores"
 	"k8s.io/featureflags/pkg/features/inventory"
 )
 
@@ -88,6 +89,10 @@ func serveWhileTurningOff(config upstreamapp.CompletedConfig, kube *controlplane
 			gates[gr] = append(gates[gr], gate)
 		}
 	}
+	// The stores' types, names and tables come from stores built on no
+	// storage; the stores the requests use are the tasks', opened (an
+	// etcd client each) when a request first needs one.
+	metaStores := &noStorageStores{}
 	var resources []turningoffapi.Resource
 	for _, gr := range slices.SortedFunc(maps.Keys(gates), func(a, b schema.GroupResource) int { return strings.Compare(a.String(), b.String()) }) {
 		gv, err := inv.Version(gr)
@@ -102,15 +107,22 @@ func serveWhileTurningOff(config upstreamapp.CompletedConfig, kube *controlplane
 			klog.V(2).InfoS("Not serving a resource while its Feature turns off: disabled by --runtime-config", "resource", gvr.String())
 			continue
 		}
-		s, err := stores.Store(gr)
+		meta, err := metaStores.store(gr)
 		if err != nil {
 			return err
 		}
-		store, ok := s.(*genericregistry.Store)
-		if !ok {
-			return fmt.Errorf("the store of %s is a %T, not a registry store", gr.String(), s)
+		open := func() (*genericregistry.Store, error) {
+			s, err := stores.Store(gr)
+			if err != nil {
+				return nil, err
+			}
+			store, ok := s.(*genericregistry.Store)
+			if !ok {
+				return nil, fmt.Errorf("the store of %s is a %T, not a registry store", gr.String(), s)
+			}
+			return store, nil
 		}
-		resources = append(resources, turningoffapi.Resource{GroupVersionResource: gvr, Gates: gates[gr], Storage: turningoffapi.NewReadDelete(store)})
+		resources = append(resources, turningoffapi.Resource{GroupVersionResource: gvr, Gates: gates[gr], Storage: turningoffapi.NewLazyReadDelete(meta, open)})
 	}
 	if len(resources) == 0 {
 		return nil
@@ -175,4 +187,43 @@ func groupVersionOfRoot(root string) (schema.GroupVersion, bool) {
 		return schema.GroupVersion{Version: parts[1]}, true
 	}
 	return schema.GroupVersion{}, false
+}
+
+// noStorageStores builds, a group at a time, the registry stores of
+// upstream's providers on no storage (upstreamstores.NoStorage), the
+// resources served only with a gate included.
+type noStorageStores struct {
+	groups map[string]map[schema.GroupResource]*genericregistry.Store
+}
+
+func (n *noStorageStores) store(gr schema.GroupResource) (*genericregistry.Store, error) {
+	if n.groups == nil {
+		n.groups = map[string]map[schema.GroupResource]*genericregistry.Store{}
+	}
+	if _, ok := n.groups[gr.Group]; !ok {
+		cfg := upstreamstores.Config{Gated: true}
+		providers, err := upstreamstores.Providers(cfg)
+		if err != nil {
+			return nil, err
+		}
+		g := map[schema.GroupResource]*genericregistry.Store{}
+		for _, p := range providers {
+			if p.GroupName() != gr.Group {
+				continue
+			}
+			rs, _, err := upstreamstores.Build(p, upstreamstores.NoStorage{}, cfg)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rs {
+				g[r.GroupResource] = r.Store
+			}
+		}
+		n.groups[gr.Group] = g
+	}
+	s, ok := n.groups[gr.Group][gr]
+	if !ok {
+		return nil, fmt.Errorf("no REST storage provider builds %s", gr.String())
+	}
+	return s, nil
 }

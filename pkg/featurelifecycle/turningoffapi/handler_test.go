@@ -19,6 +19,7 @@ package turningoffapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -333,5 +334,44 @@ func TestHandlerMergesUpstreamDiscovery(t *testing.T) {
 	h.Sync()
 	if got := aggregatedResources(t, manager, gv); strings.Join(got, ",") != "upstreams" {
 		t.Errorf("once Off: %v", got)
+	}
+}
+
+// TestLazyReadDeleteOpensOnFirstRequest checks that building and installing
+// a lazy ReadDelete opens no storage, that a request opens it, and that a
+// failure to open is an internal error naming the resource.
+func TestLazyReadDeleteOpensOnFirstRequest(t *testing.T) {
+	store := newSVMStore(t)
+	opened := 0
+	var openErr error
+	r := NewLazyReadDelete(store, func() (*genericregistry.Store, error) {
+		opened++
+		if openErr != nil {
+			return nil, openErr
+		}
+		return store, nil
+	})
+	h, err := New(Config{
+		Resources: []Resource{{GroupVersionResource: svmGVR, Gates: []string{testGate}, Storage: r}},
+		Template:  testTemplate(),
+		Delegate:  http.NotFoundHandler(),
+		States:    &states{m: map[string]featuresv1alpha1.FeatureState{testGate: featuresv1alpha1.FeatureStateTurningOff}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Sync()
+	if opened != 0 {
+		t.Fatalf("installing opened the storage %d times", opened)
+	}
+	list := "/apis/storagemigration.k8s.io/v1/storageversionmigrations"
+	if rec := serve(t, h, http.MethodGet, list, ""); rec.Code != http.StatusOK || opened == 0 {
+		t.Fatalf("list: %d, opened %d times", rec.Code, opened)
+	}
+	openErr = errors.New("etcd is away")
+	rec := serve(t, h, http.MethodGet, list, "")
+	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "storageversionmigrations.storagemigration.k8s.io") ||
+		!strings.Contains(rec.Body.String(), "etcd is away") {
+		t.Errorf("list when the storage cannot be opened: %d %s", rec.Code, rec.Body.String())
 	}
 }

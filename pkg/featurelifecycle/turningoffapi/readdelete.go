@@ -18,7 +18,9 @@ package turningoffapi
 
 import (
 	"context"
+	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,12 +36,24 @@ import (
 // rest.Updater, rest.Patcher or any subresource, so the API installer
 // registers no route that writes an object.
 type ReadDelete struct {
-	store *genericregistry.Store
+	// meta answers what needs no storage: types, scope, names, tables.
+	meta *genericregistry.Store
+	// open returns the store to read and delete with, opened on first use.
+	open func() (*genericregistry.Store, error)
 }
 
 // NewReadDelete returns the read and delete only storage of store.
 func NewReadDelete(store *genericregistry.Store) *ReadDelete {
-	return &ReadDelete{store: store}
+	return &ReadDelete{meta: store, open: func() (*genericregistry.Store, error) { return store, nil }}
+}
+
+// NewLazyReadDelete returns the read and delete only storage of a resource
+// whose store is opened (connected to etcd) only when a request first
+// needs it: meta is the same resource's store built on no storage, for
+// what needs none; open returns the opened store, and is called on every
+// request (it must cache).
+func NewLazyReadDelete(meta *genericregistry.Store, open func() (*genericregistry.Store, error)) *ReadDelete {
+	return &ReadDelete{meta: meta, open: open}
 }
 
 var (
@@ -53,49 +67,77 @@ var (
 	_ rest.CollectionDeleter    = &ReadDelete{}
 )
 
+func (r *ReadDelete) store() (*genericregistry.Store, error) {
+	s, err := r.open()
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("opening the storage of %s: %w", r.meta.DefaultQualifiedResource.String(), err))
+	}
+	return s, nil
+}
+
 // New returns an empty object of the resource.
-func (r *ReadDelete) New() runtime.Object { return r.store.New() }
+func (r *ReadDelete) New() runtime.Object { return r.meta.New() }
 
 // Destroy does nothing: the store is shared with the lifecycle's tasks,
 // whose owner destroys it.
 func (r *ReadDelete) Destroy() {}
 
 // NamespaceScoped reports whether the resource is namespaced.
-func (r *ReadDelete) NamespaceScoped() bool { return r.store.NamespaceScoped() }
+func (r *ReadDelete) NamespaceScoped() bool { return r.meta.NamespaceScoped() }
 
 // GetSingularName returns the resource's singular name.
-func (r *ReadDelete) GetSingularName() string { return r.store.GetSingularName() }
+func (r *ReadDelete) GetSingularName() string { return r.meta.GetSingularName() }
 
 // Get returns one stored object.
 func (r *ReadDelete) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
-	return r.store.Get(ctx, name, options)
+	s, err := r.store()
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, name, options)
 }
 
 // NewList returns an empty list of the resource.
-func (r *ReadDelete) NewList() runtime.Object { return r.store.NewList() }
+func (r *ReadDelete) NewList() runtime.Object { return r.meta.NewList() }
 
 // List lists the stored objects.
 func (r *ReadDelete) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
-	return r.store.List(ctx, options)
+	s, err := r.store()
+	if err != nil {
+		return nil, err
+	}
+	return s.List(ctx, options)
 }
 
 // ConvertToTable is the resource's own table convertor (kubectl get).
 func (r *ReadDelete) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return r.store.ConvertToTable(ctx, object, tableOptions)
+	return r.meta.ConvertToTable(ctx, object, tableOptions)
 }
 
 // Watch watches the stored objects.
 func (r *ReadDelete) Watch(ctx context.Context, options *metainternalversion.ListOptions) (watch.Interface, error) {
-	return r.store.Watch(ctx, options)
+	s, err := r.store()
+	if err != nil {
+		return nil, err
+	}
+	return s.Watch(ctx, options)
 }
 
 // Delete deletes one object through the store (graceful deletion and
 // finalizers as the resource's strategy says).
 func (r *ReadDelete) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
-	return r.store.Delete(ctx, name, deleteValidation, options)
+	s, err := r.store()
+	if err != nil {
+		return nil, false, err
+	}
+	return s.Delete(ctx, name, deleteValidation, options)
 }
 
 // DeleteCollection deletes the objects a list selects.
 func (r *ReadDelete) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
-	return r.store.DeleteCollection(ctx, deleteValidation, options, listOptions)
+	s, err := r.store()
+	if err != nil {
+		return nil, err
+	}
+	return s.DeleteCollection(ctx, deleteValidation, options, listOptions)
 }
