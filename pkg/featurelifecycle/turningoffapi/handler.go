@@ -50,6 +50,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apiserver/pkg/endpoints"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
+	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -275,10 +276,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if !info.IsResourceRequest {
-		// The version discovery document of a group-version only we serve.
+		// The version discovery document of a group-version with a
+		// resource served now.
 		gv, ok := versionPath(info.Path)
-		if ok && h.ours[gv] && info.Verb == "get" && h.anyServed(gv) {
-			h.container.ServeHTTP(w, req)
+		if ok && info.Verb == "get" && h.anyServed(gv) {
+			h.serveVersionDiscovery(w, req, gv)
 			return
 		}
 		h.cfg.Delegate.ServeHTTP(w, req)
@@ -328,6 +330,48 @@ func versionPath(p string) (schema.GroupVersion, bool) {
 		return schema.GroupVersion{Group: parts[1], Version: parts[2]}, true
 	}
 	return schema.GroupVersion{}, false
+}
+
+// serveVersionDiscovery serves the APIResourceList of gv: upstream's, when
+// upstream serves gv, with the resources served here now added.
+func (h *Handler) serveVersionDiscovery(w http.ResponseWriter, req *http.Request, gv schema.GroupVersion) {
+	list := &metav1.APIResourceList{GroupVersion: gv.String()}
+	if !h.ours[gv] {
+		if !h.readResourceList(h.cfg.Delegate, req, list) {
+			h.cfg.Delegate.ServeHTTP(w, req)
+			return
+		}
+	}
+	ours := &metav1.APIResourceList{}
+	if !h.readResourceList(h.container, req, ours) {
+		h.cfg.Delegate.ServeHTTP(w, req)
+		return
+	}
+	for _, r := range ours.APIResources {
+		name, _, _ := strings.Cut(r.Name, "/")
+		if res, ok := h.byGVR[gv.WithResource(name)]; ok {
+			if _, on := h.turningOff(res); on {
+				list.APIResources = append(list.APIResources, r)
+			}
+		}
+	}
+	responsewriters.WriteObjectNegotiated(h.cfg.Template.Serializer, negotiation.DefaultEndpointRestrictions, schema.GroupVersion{}, w, req, http.StatusOK, list, false)
+}
+
+// readResourceList reads the JSON APIResourceList handler serves for req.
+func (h *Handler) readResourceList(handler http.Handler, req *http.Request, into *metav1.APIResourceList) bool {
+	r := req.Clone(req.Context())
+	r.Header.Set("Accept", "application/json")
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, r)
+	if rec.Code != http.StatusOK {
+		return false
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), into); err != nil {
+		klog.ErrorS(err, "Reading a version discovery document", "path", req.URL.Path)
+		return false
+	}
+	return true
 }
 
 func (h *Handler) anyServed(gv schema.GroupVersion) bool {

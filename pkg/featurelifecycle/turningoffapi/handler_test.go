@@ -311,10 +311,19 @@ func TestHandlerMergesUpstreamDiscovery(t *testing.T) {
 	manager.AddGroupVersion(gv.Group, apidiscoveryv2.APIVersionDiscovery{Version: gv.Version,
 		Resources: []apidiscoveryv2.APIResourceDiscovery{{Resource: "upstreams", Scope: apidiscoveryv2.ScopeCluster, Verbs: []string{"get"}}}})
 	st := &states{m: map[string]featuresv1alpha1.FeatureState{testGate: featuresv1alpha1.FeatureStateTurningOff}}
+	// Upstream's version document.
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != "/apis/storagemigration.k8s.io/v1" {
+			http.NotFound(w, req)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"storagemigration.k8s.io/v1","resources":[{"name":"upstreams","singularName":"upstream","namespaced":false,"kind":"Upstream","verbs":["get"]}]}`))
+	})
 	h, err := New(Config{
 		Resources: []Resource{{GroupVersionResource: svmGVR, Gates: []string{testGate}, Storage: NewReadDelete(store)}},
 		Template:  testTemplate(),
-		Delegate:  http.NotFoundHandler(),
+		Delegate:  upstream,
 		Upstream:  func(schema.GroupVersion) bool { return true },
 		Discovery: manager,
 		States:    st,
@@ -326,14 +335,19 @@ func TestHandlerMergesUpstreamDiscovery(t *testing.T) {
 	if got := aggregatedResources(t, manager, gv); strings.Join(got, ",") != "storageversionmigrations,upstreams" {
 		t.Errorf("while TurningOff: %v", got)
 	}
-	// The version document is upstream's.
-	if rec := serve(t, h, http.MethodGet, "/apis/storagemigration.k8s.io/v1", ""); rec.Code != http.StatusNotFound {
-		t.Errorf("version discovery of an upstream group-version was not handed on: %d", rec.Code)
+	// The version document is upstream's, with the resource added.
+	if rec := serve(t, h, http.MethodGet, "/apis/storagemigration.k8s.io/v1", ""); rec.Code != http.StatusOK ||
+		!strings.Contains(rec.Body.String(), `"name":"upstreams"`) || !strings.Contains(rec.Body.String(), `"name":"storageversionmigrations"`) {
+		t.Errorf("version discovery of an upstream group-version while TurningOff: %d %s", rec.Code, rec.Body.String())
 	}
 	st.set(testGate, featuresv1alpha1.FeatureStateOff)
 	h.Sync()
 	if got := aggregatedResources(t, manager, gv); strings.Join(got, ",") != "upstreams" {
 		t.Errorf("once Off: %v", got)
+	}
+	if rec := serve(t, h, http.MethodGet, "/apis/storagemigration.k8s.io/v1", ""); rec.Code != http.StatusOK ||
+		strings.Contains(rec.Body.String(), `"name":"storageversionmigrations"`) {
+		t.Errorf("version discovery once Off: %d %s", rec.Code, rec.Body.String())
 	}
 }
 

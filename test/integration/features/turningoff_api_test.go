@@ -21,6 +21,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -160,6 +161,12 @@ func TestServedWhileTurningOff(t *testing.T) {
 	checkDiscovery(t, kube, pcrGVR, true)
 	checkDiscovery(t, kube, svmGVR, true)
 	checkDiscovery(t, kube, certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"), true)
+	if got := legacyResources(t, kube, pcrGVR.GroupVersion()); !slices.Contains(got, "podcertificaterequests") || !slices.Contains(got, "certificatesigningrequests") {
+		t.Errorf("the version discovery document of %s lists %v while TurningOff", pcrGVR.GroupVersion(), got)
+	}
+	if got := legacyResources(t, kube, svmGVR.GroupVersion()); !slices.Equal(got, []string{"storageversionmigrations"}) {
+		t.Errorf("the version discovery document of %s lists %v while TurningOff", svmGVR.GroupVersion(), got)
+	}
 
 	// Not written.
 	_, err = kube.CertificatesV1().PodCertificateRequests(turningOffNamespace).Create(ctx, podCertificateRequest(t, "pcr-new"), metav1.CreateOptions{})
@@ -236,6 +243,32 @@ func TestServedWhileTurningOff(t *testing.T) {
 	featuretest.WaitForConverged(t, features, gatename.ObjectName(pcrGate), featuresv1alpha1.FeatureStateOff, 2*time.Minute)
 	expectNotServed(t, kube, pcrGVR)
 	checkDiscovery(t, kube, certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"), true)
+	if got := legacyResources(t, kube, pcrGVR.GroupVersion()); slices.Contains(got, "podcertificaterequests") || !slices.Contains(got, "certificatesigningrequests") {
+		t.Errorf("the version discovery document of %s lists %v once Off", pcrGVR.GroupVersion(), got)
+	}
+}
+
+// legacyResources returns the resources (not subresources) the version
+// discovery document of gv lists.
+func legacyResources(t *testing.T, kube kubernetes.Interface, gv schema.GroupVersion) []string {
+	t.Helper()
+	list := &metav1.APIResourceList{}
+	body, err := kube.CoreV1().RESTClient().Get().AbsPath("/apis/"+gv.String()).SetHeader("Accept", "application/json").DoRaw(context.Background())
+	if err != nil {
+		t.Errorf("reading /apis/%s: %v", gv, err)
+		return nil
+	}
+	if err := json.Unmarshal(body, list); err != nil {
+		t.Fatalf("reading /apis/%s: %v", gv, err)
+	}
+	var out []string
+	for _, r := range list.APIResources {
+		if !strings.Contains(r.Name, "/") {
+			out = append(out, r.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // waitForActiveTask waits until gate's Feature is TurningOff with task
