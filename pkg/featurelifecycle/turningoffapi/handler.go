@@ -143,6 +143,7 @@ func (h *Handler) SetStates(s States) { h.states.Store(statesBox{s}) }
 // is read from cfg.Discovery now, so New must run after kube-apiserver
 // installed its groups.
 func New(cfg Config) (*Handler, error) {
+	RegisterMetrics()
 	h := &Handler{
 		cfg:       cfg,
 		container: restful.NewContainer(),
@@ -395,11 +396,17 @@ func (h *Handler) Sync() {
 	changed := map[schema.GroupVersion]bool{}
 	for gvr, r := range h.byGVR {
 		gate, on := h.turningOff(r)
-		if on == h.serving[gvr] {
+		served, known := h.serving[gvr]
+		if !known {
+			servedGauge.WithLabelValues(gvr.Group, gvr.Version, gvr.Resource).Set(0)
+		}
+		if on == served {
+			h.serving[gvr] = on
 			continue
 		}
 		h.serving[gvr] = on
 		changed[gvr.GroupVersion()] = true
+		servedGauge.WithLabelValues(gvr.Group, gvr.Version, gvr.Resource).Set(gauge(on))
 		if on {
 			klog.InfoS("Serving a resource to read and delete while its Feature turns off", "resource", gvr.String(), "gate", gate)
 		} else {
@@ -438,6 +445,13 @@ func (h *Handler) syncDiscovery(gv schema.GroupVersion) {
 			h.cfg.Discovery.SetGroupVersionPriority(metav1.GroupVersion{Group: gv.Group, Version: gv.Version}, p.Group, p.Version)
 		}
 	}
+}
+
+func gauge(on bool) float64 {
+	if on {
+		return 1
+	}
+	return 0
 }
 
 // Serving returns the resources served now, sorted.

@@ -42,6 +42,7 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/storagemigration"
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
@@ -232,9 +233,12 @@ func TestHandler(t *testing.T) {
 		t.Errorf("with the Feature On, aggregated discovery lists %v", got)
 	}
 
+	checkGauge(t, 0)
+
 	// TurningOff: read and delete, nothing else.
 	st.set(testGate, featuresv1alpha1.FeatureStateTurningOff)
 	h.Sync()
+	checkGauge(t, 1)
 	rec := serve(t, h, http.MethodGet, list, "")
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"first"`) || !strings.Contains(rec.Body.String(), `"second"`) {
 		t.Fatalf("list while TurningOff: %d %s", rec.Code, rec.Body.String())
@@ -286,6 +290,7 @@ func TestHandler(t *testing.T) {
 	// Off: not served, gone from discovery.
 	st.set(testGate, featuresv1alpha1.FeatureStateOff)
 	h.Sync()
+	checkGauge(t, 0)
 	delegated = nil
 	if rec := serve(t, h, http.MethodGet, list, ""); rec.Code != http.StatusNotFound || len(delegated) != 1 {
 		t.Errorf("with the Feature Off: %d, delegated %v; want the delegate's 404", rec.Code, delegated)
@@ -387,5 +392,13 @@ func TestLazyReadDeleteOpensOnFirstRequest(t *testing.T) {
 	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "storageversionmigrations.storagemigration.k8s.io") ||
 		!strings.Contains(rec.Body.String(), "etcd is away") {
 		t.Errorf("list when the storage cannot be opened: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func checkGauge(t *testing.T, want float64) {
+	t.Helper()
+	got, err := testutil.GetGaugeMetricValue(servedGauge.WithLabelValues(svmGVR.Group, svmGVR.Version, svmGVR.Resource))
+	if err != nil || got != want {
+		t.Errorf("apiserver_feature_lifecycle_served_while_turning_off of %s is %v (%v), want %v", svmGVR, got, err, want)
 	}
 }
