@@ -158,6 +158,12 @@ func TestServedWhileTurningOff(t *testing.T) {
 	if got, err := kube.StoragemigrationV1().StorageVersionMigrations().Get(ctx, "svm-a", metav1.GetOptions{}); err != nil || got.Spec.Resource.Resource != "deployments" {
 		t.Errorf("get svm-a while TurningOff: %v, %+v", err, got)
 	}
+	// As kubectl get asks: a table, from the resource's own convertor.
+	table, err := kube.CoreV1().RESTClient().Get().AbsPath("/apis/certificates.k8s.io/v1/namespaces/"+turningOffNamespace+"/podcertificaterequests").
+		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
+	if err != nil || !strings.Contains(string(table), `"kind":"Table"`) || !strings.Contains(string(table), "pcr-a") {
+		t.Errorf("podcertificaterequests as a table while TurningOff: %v %s", err, table)
+	}
 	checkDiscovery(t, kube, pcrGVR, true)
 	checkDiscovery(t, kube, svmGVR, true)
 	checkDiscovery(t, kube, certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"), true)
