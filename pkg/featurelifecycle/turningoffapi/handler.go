@@ -279,8 +279,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if !info.IsResourceRequest {
 		// The version discovery document of a group-version with a
 		// resource served now.
+		if info.Verb != "get" || !strings.HasPrefix(info.Path, "/apis/") {
+			h.cfg.Delegate.ServeHTTP(w, req)
+			return
+		}
 		gv, ok := versionPath(info.Path)
-		if ok && info.Verb == "get" && h.anyServed(gv) {
+		if ok && h.anyServed(gv) {
 			h.serveVersionDiscovery(w, req, gv)
 			return
 		}
