@@ -750,6 +750,11 @@ func TestReportingScale(t *testing.T) {
 		if b := perNode(fig.transition.bodies, n); b > 1024 {
 			t.Errorf("%d nodes: a transition sent %.0f bytes per kubelet, want at most 1 KiB", n, b)
 		}
+		// The restarted apiserver recomputes every Feature's uses from the
+		// reports; with an index that had seen them all, nothing changed.
+		if w := fig.restart.writes["features"]; w > 2 {
+			t.Errorf("%d nodes: an apiserver restart wrote Features %d times, want (almost) none: the kubelets changed nothing", n, w)
+		}
 		if b := perNode(fig.restart.bodies, n); b > 0 {
 			t.Errorf("%d nodes: an apiserver restart sent %.0f bytes per kubelet, want none: kubelets read nothing of the Features", n, b)
 		}
