@@ -486,3 +486,15 @@ func singular(gr schema.GroupResource) string {
 }
 
 func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }
+
+// PodSpecPrefixes returns, for every resource of the gate inventory whose
+// objects hold a pod spec (pods and every workload), the path of that pod
+// spec in the version the inventory compared it in (spec, template.spec,
+// spec.template.spec, ...): where derived tasks look for pod spec paths.
+func PodSpecPrefixes() (map[schema.GroupResource]fieldpath.Path, error) {
+	inv, err := inventory.Load()
+	if err != nil {
+		return nil, err
+	}
+	return podTemplatePrefixes(inv)
+}
