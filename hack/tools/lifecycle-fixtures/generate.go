@@ -203,7 +203,6 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 			continue
 		}
 		isServed := slices.Contains(served, gr)
-		var kept []string
 		obj := base
 		if isServed && len(paths[gr]) == 0 {
 			if err := g.check(gate, gr, obj, nil, ins, true); err != nil {
@@ -231,21 +230,39 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 			if len(ok) == 0 {
 				continue
 			}
-			obj = deepCopy(base)
+			// Paths that cannot go together (one-of choices) go into
+			// another object of the resource.
+			var objs []object
 			for i, frag := range frags {
-				candidate := merge(deepCopy(obj), frag)
-				if err := g.check(gate, gr, candidate, ok[:i+1][len(kept):], ins, isServed); err != nil {
-					f.left[gr.String()+": "+ok[i].String()] = "with the other paths of the object: " + err.Error()
+				placed := false
+				for j := range objs {
+					candidate := merge(deepCopy(objs[j].obj), frag)
+					if err := g.check(gate, gr, candidate, pathsOf(append(slices.Clone(objs[j].paths), ok[i].String())), ins, isServed); err == nil {
+						objs[j].obj = candidate
+						objs[j].paths = append(objs[j].paths, ok[i].String())
+						placed = true
+						break
+					}
+				}
+				if placed {
 					continue
 				}
-				obj = candidate
-				kept = append(kept, ok[i].String())
+				candidate := merge(deepCopy(base), frag)
+				if len(objs) > 0 {
+					if err := unstructured.SetNestedField(candidate, fmt.Sprintf("%s-%d", base["metadata"].(map[string]interface{})["name"], len(objs)+1), "metadata", "name"); err != nil {
+						return nil, err
+					}
+				}
+				if err := g.check(gate, gr, candidate, []fieldpath.Path{ok[i]}, ins, isServed); err != nil {
+					f.left[gr.String()+": "+ok[i].String()] = err.Error()
+					continue
+				}
+				objs = append(objs, object{resource: gr, obj: candidate, paths: []string{ok[i].String()}})
 			}
-			if len(kept) == 0 {
-				continue
-			}
+			f.objects = append(f.objects, objs...)
+			continue
 		}
-		f.objects = append(f.objects, object{resource: gr, obj: obj, paths: kept})
+		f.objects = append(f.objects, object{resource: gr, obj: obj})
 	}
 
 	// Every inspecting task must hold an object.
@@ -406,11 +423,12 @@ func (f *fixture) render() ([]byte, error) {
 # Regenerate with hack/update-lifecycle-fixtures.sh;
 # hack/verify-lifecycle-fixtures.sh fails when this file is stale.
 #
-# The on→use→off fixture of %s, whose lifecycle is derived from the gate
-# inventory: one object per resource the inventory records what the gate
-# guards in, setting every recorded path the generator could give a value
-# upstream's validation accepts with the gate on and its strategy drops
-# with the gate off.
+# The on→use→off fixture of %s.
+# Its lifecycle is derived from the gate inventory; this fixture has an
+# object per resource the inventory records what the gate guards in (more
+# where paths exclude each other), setting every recorded path the
+# generator could give a value upstream's validation accepts with the gate
+# on and its strategy drops with the gate off.
 `, f.gate)
 	if len(f.left) > 0 {
 		b.WriteString("#\n# Paths not set:\n")
@@ -467,3 +485,12 @@ func sortedReasons(m map[string]string) []string {
 }
 
 func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }
+
+// pathsOf parses paths the generator wrote itself.
+func pathsOf(ss []string) []fieldpath.Path {
+	out := make([]fieldpath.Path, len(ss))
+	for i, s := range ss {
+		out[i] = fieldpath.MustParse(s)
+	}
+	return out
+}

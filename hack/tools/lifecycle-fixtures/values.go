@@ -23,6 +23,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,7 +143,7 @@ spec: {jobTemplate: {spec: {scheduling: {schedulingPolicy: {basic: {}}}}}}`,
 	"leases.coordination.k8s.io spec.strategy": `
 spec: {strategy: OldestEmulationVersion}`,
 	"leases.coordination.k8s.io spec.preferredHolder": `
-spec: {preferredHolder: lifecycle}`,
+spec: {strategy: OldestEmulationVersion, preferredHolder: lifecycle}`,
 	"nodes spec.podPreemptionPolicy": `
 spec: {podPreemptionPolicy: {disableResizePreemption: [cpu]}}`,
 	"csidrivers.storage.k8s.io spec.preventPodSchedulingIfMissing": `
@@ -188,7 +189,7 @@ spec: {perDeviceNodeSelection: true, devices: [{name: device, nodeSelector: {nod
 	"resourceslices.resource.k8s.io spec.perDeviceNodeSelection": `
 spec: {perDeviceNodeSelection: true, devices: [{name: device, allNodes: true}]}`,
 	"resourceslices.resource.k8s.io spec.partitionTypeAttribute": `
-spec: {nodeName: lifecycle, partitionTypeAttribute: lifecycle.example.com/type}`,
+spec: {perDeviceNodeSelection: true, partitionTypeAttribute: lifecycle.example.com/type, devices: [{name: device, nodeName: lifecycle, attributes: {lifecycle.example.com/type: {string: partition}}, consumesCounters: [{counterSet: counters, counters: {memory: {value: 1Gi}}}]}]}`,
 	"resourcepoolstatusrequests.resource.k8s.io spec.defaultPartitionTypeAttribute": `
 spec: {defaultPartitionTypeAttribute: lifecycle.example.com/type}`,
 	"resourceclaims.resource.k8s.io spec.devices.constraints[*].distinctAttribute": `
@@ -223,8 +224,24 @@ spec: {podGroupTemplates: [{name: group, resourceClaims: [{name: claim, resource
 spec: {podGroupTemplates: [{name: group, preemptionPolicy: Never}]}`,
 	"workloads.scheduling.k8s.io spec.compositePodGroupTemplates": `
 spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}}]}]}`,
+	"workloads.scheduling.k8s.io spec.compositePodGroupTemplates[*].preemptionPolicy": `
+spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, preemptionPolicy: Never, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}}]}]}`,
+	"workloads.scheduling.k8s.io spec.compositePodGroupTemplates[*].podGroupTemplates[*].preemptionPolicy": `
+spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}, preemptionPolicy: Never}]}]}`,
+	"workloads.scheduling.k8s.io spec.compositePodGroupTemplates[*].podGroupTemplates[*].resourceClaims": `
+spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}, resourceClaims: [{name: claim, resourceClaimName: lifecycle}]}]}]}`,
 	"compositepodgroups.scheduling.k8s.io spec.preemptionPolicy": `
 spec: {preemptionPolicy: Never}`,
+}
+
+// embedded are resources that embed the object of another resource under
+// a field (a ResourceClaimTemplate's spec holds a ResourceClaim's spec): a
+// path under it takes the other resource's value.
+var embedded = map[schema.GroupResource]struct {
+	from  schema.GroupResource
+	field string
+}{
+	{Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}: {from: schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, field: "spec"},
 }
 
 // fragment returns the fragment of an object of gr that sets p.
@@ -243,6 +260,13 @@ func (g *generator) fragment(gr schema.GroupResource, p fieldpath.Path) (map[str
 		}
 	}
 	s, ok := objectValues[gr.String()+" "+p.String()]
+	if e, embeds := embedded[gr]; !ok && embeds {
+		if rel, under := p.TrimPrefix(fieldpath.Path{{Field: e.field}}); under {
+			if frag, err := g.fragment(e.from, rel); err == nil {
+				return map[string]interface{}{e.field: frag}, nil
+			}
+		}
+	}
 	if !ok {
 		return nil, fmt.Errorf("the generator has no value for it (add one to objectValues in hack/tools/lifecycle-fixtures/values.go)")
 	}
@@ -315,6 +339,9 @@ func merge(dst, src map[string]interface{}) map[string]interface{} {
 
 func mergeList(dst, src []interface{}) []interface{} {
 	for _, e := range src {
+		if !isObject(e) && slices.ContainsFunc(dst, func(d interface{}) bool { return d == e }) {
+			continue // a set: no duplicates
+		}
 		em, ok := e.(map[string]interface{})
 		merged := false
 		if ok && em["name"] != nil {
@@ -331,6 +358,14 @@ func mergeList(dst, src []interface{}) []interface{} {
 		}
 	}
 	return dst
+}
+
+func isObject(v interface{}) bool {
+	switch v.(type) {
+	case map[string]interface{}, []interface{}:
+		return true
+	}
+	return false
 }
 
 func deepCopy(m map[string]interface{}) map[string]interface{} {

@@ -20,9 +20,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,7 @@ import (
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	"k8s.io/featureflags/pkg/features"
+	"k8s.io/featureflags/pkg/features/inventory"
 	"k8s.io/featureflags/test/integration/framework"
 )
 
@@ -85,6 +88,10 @@ var absenceMessage = regexp.MustCompile(`^\d+ \S+ (?:in \d+ namespaces? )?uses? 
 // binary's version runs where it can still change).
 func TestOnUseOff(t *testing.T) {
 	gates := registeredGates()
+	exceptions, err := Exceptions(Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	fixtures := map[featuregate.Feature][]*unstructured.Unstructured{}
 	for _, g := range gates {
 		objs, err := Load(Dir(), g)
@@ -114,9 +121,14 @@ func TestOnUseOff(t *testing.T) {
 		}
 	}
 	t.Logf("%d gates: %d explicit registrations, %d of the %d derived ones with a fixture", len(gates), len(features.Lifecycles), covered, len(derived))
+	for _, g := range slices.Sorted(maps.Keys(exceptions)) {
+		t.Logf("exception: %s has no generated fixture: %s", g, exceptions[g])
+	}
 	if t.Failed() {
 		return
 	}
+	res := &results{failed: map[featuregate.Feature]string{}, ran: map[featuregate.Feature]bool{}}
+	defer res.report(t, gates)
 
 	// A gate locked at the binary's version (GA) is turned on and off at
 	// the newest version the binary emulates where it can change, with
@@ -131,20 +143,124 @@ func TestOnUseOff(t *testing.T) {
 	}
 	current := utilfeature.DefaultMutableFeatureGate.EmulationVersion().String()
 	for _, v := range slices.Sorted(maps.Keys(byVersion)) {
-		t.Run("emulated-"+v, func(t *testing.T) {
-			var extra []string
-			if v != current {
-				extra = []string{"--emulated-version=" + v}
-			}
-			onUseOff(t, byVersion[v], fixtures, extra)
-		})
+		for i, batch := range batches(byVersion[v], batchSize()) {
+			t.Run(fmt.Sprintf("emulated-%s/batch-%d", v, i), func(t *testing.T) {
+				var extra []string
+				if v != current {
+					extra = []string{"--emulated-version=" + v}
+				}
+				start := time.Now()
+				for _, g := range batch {
+					res.ran[g] = true
+				}
+				defer func() {
+					if t.Failed() {
+						res.failBatch(batch)
+					}
+					t.Logf("%d gates on -> use -> off -> on in %.1fs: %v", len(batch), time.Since(start).Seconds(), batch)
+				}()
+				onUseOff(t, batch, fixtures, extra, res)
+			})
+		}
+	}
+}
+
+// batchSizeEnv bounds how many gates one apiserver runs at once (0 or
+// unset: every gate of an emulation version in one batch, one apiserver
+// and one restart per direction for all of them).
+const batchSizeEnv = "FEATUREFLAGS_LIFECYCLE_BATCH"
+
+func batchSize() int {
+	n, err := strconv.Atoi(os.Getenv(batchSizeEnv))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// batches splits gates into batches of at most n gates (n 0: one batch).
+func batches(gates []featuregate.Feature, n int) [][]featuregate.Feature {
+	if n <= 0 || n >= len(gates) {
+		return [][]featuregate.Feature{gates}
+	}
+	var out [][]featuregate.Feature
+	for len(gates) > 0 {
+		k := min(n, len(gates))
+		out = append(out, gates[:k])
+		gates = gates[k:]
+	}
+	return out
+}
+
+// results are the harness's verdicts per gate.
+type results struct {
+	// failed maps a gate to its first failure.
+	failed map[featuregate.Feature]string
+	// ran are the gates a batch ran.
+	ran map[featuregate.Feature]bool
+}
+
+// fail records that gate failed and fails the test.
+func (r *results) fail(t *testing.T, gate featuregate.Feature, format string, args ...interface{}) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if _, ok := r.failed[gate]; !ok {
+		r.failed[gate] = msg
+	}
+	t.Error(msg)
+}
+
+// failBatch marks the gates of a failed batch that no check blamed as
+// failed: the batch did not get to the end.
+func (r *results) failBatch(gates []featuregate.Feature) {
+	blamed := false
+	for _, g := range gates {
+		if _, ok := r.failed[g]; ok {
+			blamed = true
+		}
+	}
+	if blamed {
+		return
+	}
+	for _, g := range gates {
+		r.failed[g] = "its batch failed"
+	}
+}
+
+// report logs what the issue asks to measure: gates examined by the
+// inventory, gates with a footprint, gates registered, gates with a
+// fixture, gates passing on -> use -> off.
+func (r *results) report(t *testing.T, gates []featuregate.Feature) {
+	inv, err := inventory.Load()
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	derived, _ := features.Derived()
+	footprint := 0
+	for _, lc := range derived {
+		if len(lc.OnDisable)+len(lc.OnEnable) > 0 {
+			footprint++
+		}
+	}
+	passing := 0
+	for _, g := range gates {
+		if r.ran[g] && r.failed[g] == "" {
+			passing++
+		}
+	}
+	t.Logf("gates examined by the inventory: %d; with a storage footprint (tasks derived): %d; registered (derived and explicit): %d; with a fixture: %d; run: %d; passing on -> use -> off -> on: %d",
+		inv.GatesExamined, footprint, len(registry), len(gates), len(r.ran), passing)
+	for _, g := range slices.Sorted(maps.Keys(r.failed)) {
+		t.Logf("failed: %s: %s", g, r.failed[g])
 	}
 }
 
 // onUseOff runs the harness for gates on one apiserver, started with extra
 // flags.
-func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, extra []string) {
+func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, extra []string, res *results) {
 	ctx := context.Background()
+	extra = append(extra, runtimeConfig(gates, fixtures))
 	flags := func(gates []featuregate.Feature, on bool) []string {
 		return append(flags(gates, on), extra...)
 	}
@@ -187,7 +303,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	for _, g := range gates {
 		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
-				t.Errorf("%s: task %s finds nothing in the stored fixture; the fixture must use the feature", g, task.Name())
+				res.fail(t, g, "%s: task %s finds nothing in the stored fixture; the fixture must use the feature", g, task.Name())
 			}
 		}
 	}
@@ -198,7 +314,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	// Off: every Feature reaches Off; delete what WaitForAbsence asks for.
 	apiserver.Restart(t, flags(gates, false)...)
 	start := time.Now()
-	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
 		deleteWhatIsAskedFor(t, dyn, mapper, f)
 	})
 	t.Logf("every registered Feature reached Off %.1fs after the apiserver restarted with the gates off (wait period %s)", time.Since(start).Seconds(), waitPeriod)
@@ -211,7 +327,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 				continue
 			}
 			if left := holding(stored, in); len(left) > 0 {
-				t.Errorf("%s is Off but etcd still holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+				res.fail(t, g, "%s is Off but etcd still holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
 			}
 		}
 	}
@@ -220,7 +336,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		for _, obj := range fixtures[g] {
 			if IsControl(obj) {
 				if _, err := get(ctx, dyn, mapper, obj); err != nil {
-					t.Errorf("%s: control object %s %s/%s: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+					res.fail(t, g, "%s: control object %s %s/%s: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 				}
 			}
 		}
@@ -251,7 +367,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	if err != nil {
 		t.Fatalf("the residue scan did not find the restored data of every gate (%v): %v", restored, err)
 	}
-	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
 		deleteWhatIsAskedFor(t, dyn, mapper, f)
 	})
 	for _, g := range gates {
@@ -264,7 +380,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		}
 		c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains)
 		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "TasksRanAgain" {
-			t.Errorf("%s: after restoring %v, StoredDataRemains must show that the tasks ran again: %+v", g, restored[g], c)
+			res.fail(t, g, "%s: after restoring %v, StoredDataRemains must show that the tasks ran again: %+v", g, restored[g], c)
 		}
 	}
 	stored = readEtcd(t, prefix)
@@ -272,7 +388,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok {
 				if left := holding(stored, in); len(left) > 0 {
-					t.Errorf("%s is Off again after the restore but etcd holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+					res.fail(t, g, "%s is Off again after the restore but etcd holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
 				}
 			}
 		}
@@ -282,7 +398,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	// On again: the Features reach On and the features work: the fixture's
 	// objects are accepted again and stored with what the feature adds.
 	apiserver.Restart(t, flags(gates, true)...)
-	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOn, nil)
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOn, nil)
 	for _, g := range gates {
 		for _, obj := range fixtures[g] {
 			if obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount" {
@@ -298,7 +414,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	for _, g := range gates {
 		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
-				t.Errorf("%s is On again but its fixture no longer stores what task %s looks for", g, task.Name())
+				res.fail(t, g, "%s is On again but its fixture no longer stores what task %s looks for", g, task.Name())
 			}
 		}
 	}
@@ -323,15 +439,16 @@ func registeredGates() []featuregate.Feature {
 	return gates
 }
 
-// flags turns every registered gate on (with what it depends on) or off
-// (with what depends on it).
+// flags turns every registered gate on (with what it takes to use all it
+// guards, TurnsOn: what it depends on, and the gates that depend on it, whose
+// fields the inventory records under it) or off (with what depends on it).
 func flags(gates []featuregate.Feature, on bool) []string {
 	values := map[featuregate.Feature]bool{"FeatureLifecycle": true}
 	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
 	for _, g := range gates {
 		related := Dependents(utilfeature.DefaultFeatureGate, g)
 		if on {
-			related = WithDependencies(utilfeature.DefaultFeatureGate, g)
+			related = TurnsOn(utilfeature.DefaultFeatureGate, g)
 		}
 		for _, d := range related {
 			if spec, ok := known[d]; ok && !spec.LockToDefault {
@@ -346,14 +463,33 @@ func flags(gates []featuregate.Feature, on bool) []string {
 	}
 	slices.Sort(list)
 	return []string{"--feature-gates=" + strings.Join(list, ","),
-		"--runtime-config=features.k8s.io/v1alpha1=true",
 		"--feature-lifecycle-wait-for-uses-period=" + waitPeriod.String(),
 		"--feature-lifecycle-residue-scan-interval=" + residueScanInterval.String()}
 }
 
+// runtimeConfig returns the --runtime-config flag that serves our group and
+// every API version the fixtures of gates are written in (alpha and new
+// beta versions are not served by default), for the whole run: an admin
+// who turns a gate off keeps the API versions configured.
+func runtimeConfig(gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured) string {
+	versions := map[string]bool{"features.k8s.io/v1alpha1": true}
+	for _, g := range gates {
+		for _, obj := range fixtures[g] {
+			if gv := obj.GroupVersionKind().GroupVersion(); gv.Group != "" {
+				versions[gv.String()] = true
+			}
+		}
+	}
+	var list []string
+	for _, v := range slices.Sorted(maps.Keys(versions)) {
+		list = append(list, v+"=true")
+	}
+	return "--runtime-config=" + strings.Join(list, ",")
+}
+
 // waitForStates waits until every gate's Feature is converged in state,
 // calling each(f) on the Features that are not yet.
-func waitForStates(t *testing.T, admin featuresclient.Interface, gates []featuregate.Feature, state featuresv1alpha1.FeatureState, each func(*featuresv1alpha1.Feature)) {
+func waitForStates(t *testing.T, res *results, admin featuresclient.Interface, gates []featuregate.Feature, state featuresv1alpha1.FeatureState, each func(*featuresv1alpha1.Feature)) {
 	t.Helper()
 	pending := map[featuregate.Feature]*featuresv1alpha1.Feature{}
 	err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -378,10 +514,10 @@ func waitForStates(t *testing.T, admin featuresclient.Interface, gates []feature
 	if err != nil {
 		for g, f := range pending {
 			if f == nil {
-				t.Errorf("%s: no Feature", g)
+				res.fail(t, g, "%s: no Feature", g)
 				continue
 			}
-			t.Errorf("%s did not reach %s: desired %s, state %s, tasks %+v", g, state, f.Spec.DesiredState, f.Status.State, f.Status.Tasks)
+			res.fail(t, g, "%s did not reach %s: desired %s, state %s, tasks %+v", g, state, f.Spec.DesiredState, f.Status.State, f.Status.Tasks)
 		}
 		t.FailNow()
 	}
