@@ -48,6 +48,8 @@ type generator struct {
 	inv      *inventory.Inventory
 	derived  map[featuregate.Feature]features.Lifecycle
 	prefixes map[schema.GroupResource]fieldpath.Path
+	// node is the name of the Node of the fixture being built.
+	node string
 	// defaults are the values of the changeable gates as the binary
 	// starts, restored around each check.
 	defaults map[string]bool
@@ -158,6 +160,7 @@ func run(dir string) error {
 func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	f := &fixture{gate: gate, left: map[string]string{}}
 	ns := lifecyclefixtures.Namespace(gate)
+	g.node = ns
 	lc := g.derived[gate]
 	ins := inspectors(lc)
 
@@ -445,6 +448,13 @@ func (f *fixture) render() ([]byte, error) {
 		{"Pods name this service account: admission needs it to exist, and no\n# controller creates \"default\" in the harness.",
 			map[string]interface{}{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]interface{}{"name": "lifecycle", "namespace": ns}, "automountServiceAccountToken": false}},
 	}
+	if slices.ContainsFunc(f.objects, func(o object) bool { return namesNode(o.obj, ns) }) {
+		docs = append(docs, struct {
+			comment string
+			obj     map[string]interface{}
+		}{"The Node the objects below name: the apiserver checks that it exists.",
+			map[string]interface{}{"apiVersion": "v1", "kind": "Node", "metadata": map[string]interface{}{"name": ns}}})
+	}
 	for _, o := range f.objects {
 		comment := fmt.Sprintf("%s: served only while %s is on.", o.resource, f.gate)
 		if len(o.paths) > 0 {
@@ -493,4 +503,26 @@ func pathsOf(ss []string) []fieldpath.Path {
 		out[i] = fieldpath.MustParse(s)
 	}
 	return out
+}
+
+// namesNode reports whether v sets a nodeName to node.
+func namesNode(v interface{}, node string) bool {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		for k, e := range v {
+			if k == "nodeName" && e == node {
+				return true
+			}
+			if namesNode(e, node) {
+				return true
+			}
+		}
+	case []interface{}:
+		for _, e := range v {
+			if namesNode(e, node) {
+				return true
+			}
+		}
+	}
+	return false
 }

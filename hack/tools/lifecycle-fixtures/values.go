@@ -151,37 +151,37 @@ spec: {preventPodSchedulingIfMissing: true}`,
 
 	// Dynamic resource allocation.
 	"resourceslices.resource.k8s.io spec.devices[*].allowMultipleAllocations": `
-spec: {nodeName: lifecycle, devices: [{name: device, allowMultipleAllocations: true}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, allowMultipleAllocations: true}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].capacity[*].requestPolicy": `
-spec: {nodeName: lifecycle, devices: [{name: device, allowMultipleAllocations: true, capacity: {memory: {value: 8Gi, requestPolicy: {default: 1Gi, validRange: {min: 1Gi}}}}}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, allowMultipleAllocations: true, capacity: {memory: {value: 8Gi, requestPolicy: {default: 1Gi, validRange: {min: 1Gi}}}}}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].bindingConditions": `
-spec: {nodeName: lifecycle, devices: [{name: device, bindingConditions: [ready], bindingFailureConditions: [failed]}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, bindingConditions: [ready], bindingFailureConditions: [failed]}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].bindingFailureConditions": `
-spec: {nodeName: lifecycle, devices: [{name: device, bindingConditions: [ready], bindingFailureConditions: [failed]}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, bindingConditions: [ready], bindingFailureConditions: [failed]}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].bindsToNode": `
-spec: {nodeName: lifecycle, devices: [{name: device, bindsToNode: true, bindingConditions: [ready], bindingFailureConditions: [failed]}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, bindsToNode: true, bindingConditions: [ready], bindingFailureConditions: [failed]}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].taints": `
-spec: {nodeName: lifecycle, devices: [{name: device, taints: [{key: lifecycle.example.com/taint, effect: NoSchedule}]}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, taints: [{key: lifecycle.example.com/taint, effect: NoSchedule}]}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].attributes[*].bools": `
-spec: {nodeName: lifecycle, devices: [{name: device, attributes: {bools: {bools: [true, false]}}}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, attributes: {bools: {bools: [true, false]}}}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].attributes[*].ints": `
-spec: {nodeName: lifecycle, devices: [{name: device, attributes: {ints: {ints: [1, 2]}}}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, attributes: {ints: {ints: [1, 2]}}}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].attributes[*].strings": `
-spec: {nodeName: lifecycle, devices: [{name: device, attributes: {strings: {strings: [a, b]}}}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, attributes: {strings: {strings: [a, b]}}}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].attributes[*].versions": `
-spec: {nodeName: lifecycle, devices: [{name: device, attributes: {versions: {versions: [1.0.0, 2.0.0]}}}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, attributes: {versions: {versions: [1.0.0, 2.0.0]}}}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].nodeAllocatableResources": `
-spec: {nodeName: lifecycle, devices: [{name: device, nodeAllocatableResources: {cpu: {overhead: {perPod: 100m}}}}]}`,
+spec: {nodeName: $NODE, devices: [{name: device, nodeAllocatableResources: {cpu: {overhead: {perPod: 100m}}}}]}`,
 	"resourceslices.resource.k8s.io spec.skipNodeOperations": `
-spec: {nodeName: lifecycle, skipNodeOperations: [NodePrepareResources, NodeUnprepareResources]}`,
+spec: {nodeName: $NODE, skipNodeOperations: [NodePrepareResources, NodeUnprepareResources]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].consumesCounters[*].compatibilityGroups": `
-spec: {perDeviceNodeSelection: true, devices: [{name: device, nodeName: lifecycle, consumesCounters: [{counterSet: counters, counters: {memory: {value: 1Gi}}, compatibilityGroups: [group]}]}]}`,
+spec: {perDeviceNodeSelection: true, devices: [{name: device, nodeName: $NODE, consumesCounters: [{counterSet: counters, counters: {memory: {value: 1Gi}}, compatibilityGroups: [group]}]}]}`,
 	"resourceslices.resource.k8s.io spec.sharedCounters": `
-spec: {nodeName: lifecycle, devices: null, sharedCounters: [{name: counters, counters: {memory: {value: 8Gi}}}]}`,
+spec: {nodeName: $NODE, devices: null, sharedCounters: [{name: counters, counters: {memory: {value: 8Gi}}}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].consumesCounters": `
-spec: {perDeviceNodeSelection: true, devices: [{name: device, nodeName: lifecycle, consumesCounters: [{counterSet: counters, counters: {memory: {value: 1Gi}}}]}]}`,
+spec: {perDeviceNodeSelection: true, devices: [{name: device, nodeName: $NODE, consumesCounters: [{counterSet: counters, counters: {memory: {value: 1Gi}}}]}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].nodeName": `
-spec: {perDeviceNodeSelection: true, devices: [{name: device, nodeName: lifecycle}]}`,
+spec: {perDeviceNodeSelection: true, devices: [{name: device, nodeName: $NODE}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].allNodes": `
 spec: {perDeviceNodeSelection: true, devices: [{name: device, allNodes: true}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].nodeSelector": `
@@ -189,7 +189,7 @@ spec: {perDeviceNodeSelection: true, devices: [{name: device, nodeSelector: {nod
 	"resourceslices.resource.k8s.io spec.perDeviceNodeSelection": `
 spec: {perDeviceNodeSelection: true, devices: [{name: device, allNodes: true}]}`,
 	"resourceslices.resource.k8s.io spec.partitionTypeAttribute": `
-spec: {perDeviceNodeSelection: true, partitionTypeAttribute: lifecycle.example.com/type, devices: [{name: device, nodeName: lifecycle, attributes: {lifecycle.example.com/type: {string: partition}}, consumesCounters: [{counterSet: counters, counters: {memory: {value: 1Gi}}}]}]}`,
+spec: {perDeviceNodeSelection: true, partitionTypeAttribute: lifecycle.example.com/type, devices: [{name: device, nodeName: $NODE, attributes: {lifecycle.example.com/type: {string: partition}}, consumesCounters: [{counterSet: counters, counters: {memory: {value: 1Gi}}}]}]}`,
 	"resourcepoolstatusrequests.resource.k8s.io spec.defaultPartitionTypeAttribute": `
 spec: {defaultPartitionTypeAttribute: lifecycle.example.com/type}`,
 	"resourceclaims.resource.k8s.io spec.devices.constraints[*].distinctAttribute": `
@@ -270,8 +270,14 @@ func (g *generator) fragment(gr schema.GroupResource, p fieldpath.Path) (map[str
 	if !ok {
 		return nil, fmt.Errorf("the generator has no value for it (add one to objectValues in hack/tools/lifecycle-fixtures/values.go)")
 	}
-	return parse(s)
+	return parse(strings.ReplaceAll(s, nodePlaceholder, g.node))
 }
+
+// nodePlaceholder stands for the name of the fixture's Node in values: a
+// ResourceSlice's devices must be on a node that exists (the apiserver
+// checks), so a fixture whose objects name it gets a Node of that name,
+// named after the fixture's namespace.
+const nodePlaceholder = "$NODE"
 
 // podSpecFragment returns the fragment of a pod spec that sets rel.
 func podSpecFragment(rel string) (map[string]interface{}, error) {

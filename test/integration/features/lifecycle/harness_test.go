@@ -149,6 +149,7 @@ func TestOnUseOff(t *testing.T) {
 				if v != current {
 					extra = []string{"--emulated-version=" + v}
 				}
+				extra = append(extra, runtimeConfig(batch, fixtures, v == current))
 				start := time.Now()
 				for _, g := range batch {
 					res.ran[g] = true
@@ -260,7 +261,6 @@ func (r *results) report(t *testing.T, gates []featuregate.Feature) {
 // flags.
 func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, extra []string, res *results) {
 	ctx := context.Background()
-	extra = append(extra, runtimeConfig(gates, fixtures))
 	flags := func(gates []featuregate.Feature, on bool) []string {
 		return append(flags(gates, on), extra...)
 	}
@@ -276,9 +276,20 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	dyn := dynamic.NewForConfigOrDie(config)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(config)))
 
-	for _, g := range gates {
+	// A gate whose fixture the apiserver refuses fails; the others go on.
+	all := gates
+	gates = nil
+	for _, g := range all {
+		ok := true
 		for _, obj := range fixtures[g] {
-			create(t, dyn, mapper, obj)
+			if err := createObject(dyn, mapper, obj); err != nil {
+				res.fail(t, g, "%s: creating fixture %s %s/%s: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+				ok = false
+				break
+			}
+		}
+		if ok {
+			gates = append(gates, g)
 		}
 	}
 	// An admin opts in to the opt-in tasks before turning the gates off.
@@ -312,7 +323,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	}
 
 	// Off: every Feature reaches Off; delete what WaitForAbsence asks for.
-	apiserver.Restart(t, flags(gates, false)...)
+	apiserver.Restart(t, flags(all, false)...)
 	start := time.Now()
 	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
 		deleteWhatIsAskedFor(t, dyn, mapper, f)
@@ -397,7 +408,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 
 	// On again: the Features reach On and the features work: the fixture's
 	// objects are accepted again and stored with what the feature adds.
-	apiserver.Restart(t, flags(gates, true)...)
+	apiserver.Restart(t, flags(all, true)...)
 	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOn, nil)
 	for _, g := range gates {
 		for _, obj := range fixtures[g] {
@@ -470,9 +481,24 @@ func flags(gates []featuregate.Feature, on bool) []string {
 // runtimeConfig returns the --runtime-config flag that serves our group and
 // every API version the fixtures of gates are written in (alpha and new
 // beta versions are not served by default), for the whole run: an admin
-// who turns a gate off keeps the API versions configured.
-func runtimeConfig(gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured) string {
+// who turns a gate off keeps the API versions configured. At the binary's
+// own version (inventory true) it also serves every version the gate
+// inventory compared a resource in: a feature may need an API it stores
+// nothing in (CoordinatedLeaderElection's apiserver controllers watch
+// coordination.k8s.io/v1beta1 LeaseCandidates, and the server is not
+// ready without them).
+func runtimeConfig(gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, withInventory bool) string {
 	versions := map[string]bool{"features.k8s.io/v1alpha1": true}
+	if withInventory {
+		inv, err := inventory.Load()
+		if err == nil {
+			for _, gv := range inv.Resources {
+				if strings.Contains(gv, "/") {
+					versions[gv] = true
+				}
+			}
+		}
+	}
 	for _, g := range gates {
 		for _, obj := range fixtures[g] {
 			if gv := obj.GroupVersionKind().GroupVersion(); gv.Group != "" {
@@ -678,17 +704,23 @@ func resourceClient(dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstruct
 // ServiceAccount is fine.
 func create(t *testing.T, dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) {
 	t.Helper()
-	client, err := resourceClient(dyn, mapper, obj)
-	if err != nil {
-		t.Fatalf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
-	}
-	_, err = client.Create(context.Background(), obj.DeepCopy(), metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) && (obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount") {
-		return
-	}
-	if err != nil {
+	if err := createObject(dyn, mapper, obj); err != nil {
 		t.Fatalf("creating fixture %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 	}
+}
+
+// createObject creates a copy of a fixture object; an existing Namespace,
+// ServiceAccount or Node (fixtures of several gates may share them) is fine.
+func createObject(dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) error {
+	client, err := resourceClient(dyn, mapper, obj)
+	if err != nil {
+		return err
+	}
+	_, err = client.Create(context.Background(), obj.DeepCopy(), metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) && (obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount" || obj.GetKind() == "Node") {
+		return nil
+	}
+	return err
 }
 
 func get(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
