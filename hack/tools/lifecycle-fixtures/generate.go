@@ -452,8 +452,9 @@ func (f *fixture) render() ([]byte, error) {
 		docs = append(docs, struct {
 			comment string
 			obj     map[string]interface{}
-		}{"The Node the objects below name: the apiserver checks that it exists.",
-			map[string]interface{}{"apiVersion": "v1", "kind": "Node", "metadata": map[string]interface{}{"name": ns}}})
+		}{"The Node the objects below name: the apiserver checks that it exists\n# and, for some features, that it declares the gate's feature (as a\n# kubelet with the gate on does).",
+			map[string]interface{}{"apiVersion": "v1", "kind": "Node", "metadata": map[string]interface{}{"name": ns},
+				"status": map[string]interface{}{"declaredFeatures": []interface{}{string(f.gate)}}}})
 	}
 	for _, o := range f.objects {
 		comment := fmt.Sprintf("%s: served only while %s is on.", o.resource, f.gate)

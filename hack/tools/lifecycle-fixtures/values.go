@@ -215,23 +215,23 @@ spec: {schedulingConstraints: {topology: [{key: topology.kubernetes.io/zone}]}}`
 	"podgroups.scheduling.k8s.io spec.resourceClaims": `
 spec: {resourceClaims: [{name: claim, resourceClaimName: lifecycle}]}`,
 	"podgroups.scheduling.k8s.io spec.preemptionPolicy": `
-spec: {preemptionPolicy: Never}`,
+spec: {preemptionPolicy: PreemptLowerPriority}`,
 	"workloads.scheduling.k8s.io spec.podGroupTemplates[*].schedulingConstraints": `
 spec: {podGroupTemplates: [{name: group, schedulingConstraints: {topology: [{key: topology.kubernetes.io/zone}]}}]}`,
 	"workloads.scheduling.k8s.io spec.podGroupTemplates[*].resourceClaims": `
 spec: {podGroupTemplates: [{name: group, resourceClaims: [{name: claim, resourceClaimName: lifecycle}]}]}`,
 	"workloads.scheduling.k8s.io spec.podGroupTemplates[*].preemptionPolicy": `
-spec: {podGroupTemplates: [{name: group, preemptionPolicy: Never}]}`,
+spec: {podGroupTemplates: [{name: group, preemptionPolicy: PreemptLowerPriority}]}`,
 	"workloads.scheduling.k8s.io spec.compositePodGroupTemplates": `
 spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}}]}]}`,
 	"workloads.scheduling.k8s.io spec.compositePodGroupTemplates[*].preemptionPolicy": `
-spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, preemptionPolicy: Never, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}}]}]}`,
+spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, preemptionPolicy: PreemptLowerPriority, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}}]}]}`,
 	"workloads.scheduling.k8s.io spec.compositePodGroupTemplates[*].podGroupTemplates[*].preemptionPolicy": `
-spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}, preemptionPolicy: Never}]}]}`,
+spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}, preemptionPolicy: PreemptLowerPriority}]}]}`,
 	"workloads.scheduling.k8s.io spec.compositePodGroupTemplates[*].podGroupTemplates[*].resourceClaims": `
 spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}, resourceClaims: [{name: claim, resourceClaimName: lifecycle}]}]}]}`,
 	"compositepodgroups.scheduling.k8s.io spec.preemptionPolicy": `
-spec: {preemptionPolicy: Never}`,
+spec: {preemptionPolicy: PreemptLowerPriority}`,
 }
 
 // embedded are resources that embed the object of another resource under
