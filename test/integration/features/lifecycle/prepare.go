@@ -49,9 +49,26 @@ const GeneratedFile = "zz_generated.fixture.yaml"
 // harness does not run it and says so in its log).
 const ExceptionsFile = "exceptions.yaml"
 
+// KnownFailuresFile lists, in the fixtures directory, the gates the
+// on→use→off harness does not run because their lifecycle is known not to
+// complete, each with the reason (what the harness saw): a map from gate
+// name to a sentence. The harness prints the list; each entry is a bug or
+// a limitation of the gate's tasks to fix, not of its fixture.
+const KnownFailuresFile = "known-failures.yaml"
+
 // Exceptions reads dir's ExceptionsFile (none is no exception).
 func Exceptions(dir string) (map[featuregate.Feature]string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ExceptionsFile))
+	return readReasons(dir, ExceptionsFile)
+}
+
+// KnownFailures reads dir's KnownFailuresFile (none is no known failure).
+func KnownFailures(dir string) (map[featuregate.Feature]string, error) {
+	return readReasons(dir, KnownFailuresFile)
+}
+
+// readReasons reads a map from gate to reason from dir/file.
+func readReasons(dir, file string) (map[featuregate.Feature]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, file))
 	if os.IsNotExist(err) {
 		return map[featuregate.Feature]string{}, nil
 	}
@@ -60,11 +77,11 @@ func Exceptions(dir string) (map[featuregate.Feature]string, error) {
 	}
 	out := map[featuregate.Feature]string{}
 	if err := yaml.UnmarshalStrict(data, &out); err != nil {
-		return nil, fmt.Errorf("%s: %w", ExceptionsFile, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	for g, reason := range out {
 		if reason == "" {
-			return nil, fmt.Errorf("%s: %s has no reason", ExceptionsFile, g)
+			return nil, fmt.Errorf("%s: %s has no reason", file, g)
 		}
 	}
 	return out, nil
