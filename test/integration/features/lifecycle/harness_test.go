@@ -541,9 +541,13 @@ func waitForStates(t *testing.T, res *results, admin featuresclient.Interface, g
 	t.Helper()
 	pending := map[featuregate.Feature]*featuresv1alpha1.Feature{}
 	last := map[featuregate.Feature]*featuresv1alpha1.Feature{}
+	reached := map[featuregate.Feature]bool{}
 	err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
 		clear(pending)
 		for _, g := range gates {
+			if reached[g] {
+				continue
+			}
 			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
 			if err != nil {
 				pending[g] = last[g] // the last one seen, if any
@@ -552,6 +556,7 @@ func waitForStates(t *testing.T, res *results, admin featuresclient.Interface, g
 			last[g] = f
 			if f.Status.State == state && string(f.Spec.DesiredState) == string(state) &&
 				meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
+				reached[g] = true
 				continue
 			}
 			pending[g] = f
