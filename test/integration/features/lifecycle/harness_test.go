@@ -601,14 +601,18 @@ func deleteWhatIsAskedFor(t *testing.T, dyn dynamic.Interface, mapper meta.RESTM
 		return
 	}
 	for _, name := range strings.Split(m[1], ", ") {
-		ns, n, ok := strings.Cut(name, "/")
-		if !ok { // the closing "..." of a long list
+		if strings.HasPrefix(name, "...") || strings.HasSuffix(name, "...") { // the end of a long list
 			continue
+		}
+		ns, n, ok := strings.Cut(name, "/")
+		client := dyn.Resource(gvr).Namespace(ns)
+		if !ok { // cluster-scoped
+			n, client = name, dyn.Resource(gvr).Namespace("")
 		}
 		// Background: with the default (orphan for Jobs) the object would
 		// wait for a garbage collector, which the harness does not run.
 		background := metav1.DeletePropagationBackground
-		err := dyn.Resource(gvr).Namespace(ns).Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0)), PropagationPolicy: &background})
+		err := client.Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0)), PropagationPolicy: &background})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting %s %s/%s as task %s asks: %v", resource, ns, n, active.Name, err)
 		}
