@@ -162,14 +162,17 @@ stop_pids() {
 }
 
 # recorded_pids prints NAME:PID for each process in $PID_FILE that is still
-# running the binary it was started with (guards against reused pids).
+# running the binary it was started with (guards against reused pids). A
+# script (hack/lib/supervise.sh) shows as its interpreter followed by its
+# path, so the path may also be the second word.
 recorded_pids() {
-  local name pid bin args entries=()
+  local name pid bin args entries=() words
   [[ -f ${PID_FILE} ]] || return 0
   while read -r name pid bin; do
     [[ -n ${pid} ]] || continue
     args=$(ps -o args= -p "${pid}" 2>/dev/null) || continue
-    if [[ ${args} == "${bin}"* ]] && is_running "${pid}"; then
+    read -r -a words <<<"${args}"
+    if [[ ${words[0]:-} == "${bin}" || ${words[1]:-} == "${bin}" ]] && is_running "${pid}"; then
       entries+=("${name}:${pid}")
     fi
   done <"${PID_FILE}"

@@ -178,6 +178,9 @@ type Controller struct {
 	// aggregated into the uses of the Features they report to.
 	reports        *reports.Index
 	reportInformer cache.SharedIndexInformer
+	// reportsIndexed says whether the reports index has seen the
+	// informer's initial list.
+	reportsIndexed cache.InformerSynced
 	// nodeLeases lists the kubelets' node leases, which say whether a
 	// kubelet's report is live.
 	nodeLeases        coordinationlisters.LeaseLister
@@ -275,13 +278,19 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 	}
 	// A report that changes a gate's values changes the uses of its Feature.
 	c.reportInformer = c.informers.Features().V1alpha1().FeatureReports().Informer()
-	if _, err := c.reportInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	reportHandler, err := c.reportInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.reportChanged,
 		UpdateFunc: func(_, obj any) { c.reportChanged(obj) },
 		DeleteFunc: c.reportDeleted,
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
+	// The index of reports is built by the handler, which runs behind the
+	// informer's store: the index is complete only once the handler has
+	// seen the initial list (with thousands of reports, passes that ran
+	// on a partial index replaced sampled reporters they had not seen yet).
+	c.reportsIndexed = reportHandler.HasSynced
 	// Leadership moves when apiservers come and go.
 	if _, err := leaseInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { c.enqueueAll() },
@@ -358,7 +367,7 @@ func (c *Controller) Run(ctx context.Context) {
 	go c.tombstoneInformer.RunWithContext(ctx)
 	go c.nodeLeaseInformer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), c.informers.Features().V1alpha1().Features().Informer().HasSynced,
-		c.reportInformer.HasSynced, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced) {
+		c.reportInformer.HasSynced, c.reportsIndexed, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced) {
 		return
 	}
 	// Liveness changes without lease events when a lease stops being

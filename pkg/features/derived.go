@@ -267,15 +267,25 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		if _, err := migrator.NewObject(gr); err != nil {
 			return lc, err
 		}
-		lc.OnDisable = append(lc.OnDisable,
-			tasks.OptIn(tasks.DeleteObjects(taskName(derivedDeleteResourcePrefix, gr),
-				shorten(fmt.Sprintf("Delete every stored %s: they are not served while %s is off.", gr.String(), gate)), gr)),
-			tasks.WaitForAbsence(taskName(derivedWaitForResourcePrefix, gr),
-				shorten(fmt.Sprintf("Wait until no %s is stored: they are not served while %s is off. Opt in to %s, or delete them with the gate on, to go on.",
-					gr.String(), gate, taskName(derivedDeleteResourcePrefix, gr))),
-				gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }))
+		lc.OnDisable = append(lc.OnDisable, servedOnlyWithTasks(gate, gr)...)
 	}
 	return lc, nil
+}
+
+// servedOnlyWithTasks are the tasks of a resource served only while gate is
+// on: deleting its stored objects (opt-in), then waiting until none is
+// stored. While the Feature is TurningOff kube-apiserver serves the
+// resource to read and delete (pkg/featurelifecycle/turningoffapi), so an
+// admin can also delete them by hand; once it is Off nobody can.
+func servedOnlyWithTasks(gate string, gr schema.GroupResource) []tasks.Task {
+	return []tasks.Task{
+		tasks.OptIn(tasks.DeleteObjects(taskName(derivedDeleteResourcePrefix, gr),
+			shorten(fmt.Sprintf("Delete every stored %s: they are not served once %s is Off.", gr.String(), gate)), gr)),
+		tasks.WaitForAbsence(taskName(derivedWaitForResourcePrefix, gr),
+			shorten(fmt.Sprintf("Wait until no %s is stored: they are not served once %s is Off. Delete them (served to read and delete while the Feature is TurningOff), or opt in to %s, to go on.",
+				gr.String(), gate, taskName(derivedDeleteResourcePrefix, gr))),
+			gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }),
+	}
 }
 
 // leaves returns paths without those another of them extends: when a drop

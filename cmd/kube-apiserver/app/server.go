@@ -228,27 +228,33 @@ func CreateServerChain(config upstreamapp.CompletedConfig) (*aggregatorapiserver
 		return nil, err
 	}
 	if lifecycleEnabled() {
+		// Tasks open the resources' own registry stores on the
+		// apiserver's storage, without its watch cache.
+		stores := migrator.NewStores(config.KubeAPIs.ControlPlane.Generic.RESTOptionsGetter, upstreamstores.Config{
+			// Strategies that validate against the cluster (a
+			// resource claim's namespace, an RBAC object's
+			// escalation) ask this apiserver, as its own stores do.
+			Loopback:   config.KubeAPIs.ControlPlane.Generic.LoopbackClientConfig,
+			Authorizer: config.KubeAPIs.ControlPlane.Generic.Authorization.Authorizer,
+		})
 		provider := featuresrest.RESTStorageProvider{
 			FeatureGate:       utilfeature.DefaultMutableFeatureGate,
 			Identity:          kubeAPIServer.ControlPlane.GenericAPIServer.APIServerID,
 			ReporterOptions:   reporterOptions,
 			ControllerOptions: controllerOptions,
-			// Tasks open the resources' own registry stores on the
-			// apiserver's storage, without its watch cache.
 			TaskEnv: tasks.Env{
-				Stores: migrator.NewStores(config.KubeAPIs.ControlPlane.Generic.RESTOptionsGetter, upstreamstores.Config{
-					// Strategies that validate against the cluster (a
-					// resource claim's namespace, an RBAC object's
-					// escalation) ask this apiserver, as its own stores do.
-					Loopback:   config.KubeAPIs.ControlPlane.Generic.LoopbackClientConfig,
-					Authorizer: config.KubeAPIs.ControlPlane.Generic.Authorization.Authorizer,
-				}),
+				Stores:    stores,
 				Migration: migrationOptions,
 				Limiter:   migrator.NewLimiter(migrationOptions),
 			},
 		}
 		if err := kubeAPIServer.ControlPlane.InstallAPIs(provider); err != nil {
 			return nil, fmt.Errorf("installing features.k8s.io: %w", err)
+		}
+		// Resources served only with a gate stay readable and deletable
+		// while its Feature turns off.
+		if err := serveWhileTurningOff(config, kubeAPIServer, stores); err != nil {
+			return nil, err
 		}
 	}
 

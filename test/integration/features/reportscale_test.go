@@ -110,6 +110,13 @@ type scaleCluster struct {
 
 	stopLeases context.CancelFunc
 	leasesDone chan struct{}
+	// leaseDuration is how long a node lease lasts after its renewal;
+	// longestGap is the longest time, in nanoseconds, a node lease went
+	// without a successful renewal since the current phase began. A gap
+	// longer than leaseDuration made a kubelet look gone to the apiserver:
+	// a limit of the machine, not of reporting.
+	leaseDuration time.Duration
+	longestGap    atomic.Int64
 }
 
 // simKubelet is one simulated kubelet: its client (one connection, kept
@@ -185,14 +192,19 @@ func (c *scaleCluster) startLeases(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stopLeases, c.leasesDone = cancel, make(chan struct{})
-	const pool = 8
+	// Renewals are synchronous: enough workers that the apiserver's
+	// latency under load does not stretch a worker's round past the
+	// interval.
+	const pool, workers = 8, 64
 	clients := make([]kubernetes.Interface, pool)
 	for i := range clients {
 		clients[i] = kubernetes.NewForConfigOrDie(c.apiserver.ClientConfig())
 	}
 	leases := make([]*coordinationv1.Lease, len(c.nodes))
+	renewed := make([]time.Time, len(c.nodes))
 	interval := nodeLeaseRenewInterval(len(c.nodes))
 	duration := int32(4 * interval / time.Second)
+	c.leaseDuration = time.Duration(duration) * time.Second
 	err := parallel(len(c.nodes), 32, func(i int) error {
 		now := metav1.NewMicroTime(time.Now())
 		lease := &coordinationv1.Lease{
@@ -201,7 +213,7 @@ func (c *scaleCluster) startLeases(t testing.TB) {
 				RenewTime: &now},
 		}
 		created, err := clients[i%pool].CoordinationV1().Leases(corev1.NamespaceNodeLease).Create(ctx, lease, metav1.CreateOptions{})
-		leases[i] = created
+		leases[i], renewed[i] = created, now.Time
 		return err
 	})
 	if err != nil {
@@ -210,12 +222,12 @@ func (c *scaleCluster) startLeases(t testing.TB) {
 	go func() {
 		defer close(c.leasesDone)
 		var wg sync.WaitGroup
-		for w := range pool {
+		for w := range workers {
 			wg.Go(func() {
-				// Worker w renews leases w, w+pool, ...: each once per
+				// Worker w renews leases w, w+workers, ...: each once per
 				// interval, spread evenly over it.
 				var mine []int
-				for i := w; i < len(leases); i += pool {
+				for i := w; i < len(leases); i += workers {
 					mine = append(mine, i)
 				}
 				if len(mine) == 0 {
@@ -233,19 +245,31 @@ func (c *scaleCluster) startLeases(t testing.TB) {
 					lease := leases[i].DeepCopy()
 					now := metav1.NewMicroTime(time.Now())
 					lease.Spec.RenewTime = &now
-					updated, err := clients[w].CoordinationV1().Leases(corev1.NamespaceNodeLease).Update(ctx, lease, metav1.UpdateOptions{})
+					client := clients[w%pool]
+					updated, err := client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Update(ctx, lease, metav1.UpdateOptions{})
 					if err != nil {
-						if got, gerr := clients[w].CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, lease.Name, metav1.GetOptions{}); gerr == nil {
+						if got, gerr := client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, lease.Name, metav1.GetOptions{}); gerr == nil {
 							leases[i] = got
 						}
 						continue
 					}
-					leases[i] = updated
+					c.noteGap(now.Sub(renewed[i]))
+					leases[i], renewed[i] = updated, now.Time
 				}
 			})
 		}
 		wg.Wait()
 	}()
+}
+
+// noteGap records the time a node lease went without renewal.
+func (c *scaleCluster) noteGap(gap time.Duration) {
+	for {
+		old := c.longestGap.Load()
+		if int64(gap) <= old || c.longestGap.CompareAndSwap(old, int64(gap)) {
+			return
+		}
+	}
 }
 
 func (c *scaleCluster) stop() {
@@ -484,6 +508,9 @@ type phase struct {
 	// featureWrites counts the writes of each Feature.
 	featureWrites map[string]int
 	elapsed       time.Duration
+	// longestGap is the longest a node lease went without renewal during
+	// the phase, against leaseDuration.
+	longestGap, leaseDuration time.Duration
 }
 
 // measure runs run and returns what it cost. Quiet is how long no write to
@@ -523,6 +550,7 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 		}
 	}()
 	bytes0, bodies0, cpu0, start := c.received.Load(), c.bodies.Load(), c.apiserver.CPUTime(), time.Now()
+	c.longestGap.Store(0)
 	run()
 	// The phase ends once nothing but leases and events was written for
 	// quiet.
@@ -537,7 +565,8 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 	mu.Lock()
 	end := lastWrite
 	p := phase{name: name, bytes: c.received.Load() - bytes0, bodies: c.bodies.Load() - bodies0, cpu: c.apiserver.CPUTime() - cpu0,
-		writes: maps.Clone(writes), featureWrites: maps.Clone(featureWrites), elapsed: end.Sub(start)}
+		writes: maps.Clone(writes), featureWrites: maps.Clone(featureWrites), elapsed: end.Sub(start),
+		longestGap: time.Duration(c.longestGap.Load()), leaseDuration: c.leaseDuration}
 	mu.Unlock()
 	cancel()
 	<-watching
@@ -556,8 +585,12 @@ func (p phase) String() string {
 	for _, k := range keys[:min(3, len(keys))] {
 		most = append(most, fmt.Sprintf("%s=%d", k, p.featureWrites[k]))
 	}
-	return fmt.Sprintf("%s: %d bytes to kubelets (%d in response bodies), apiserver CPU %.2fs, %s, etcd writes %s (%d Features written; most: %s)",
-		p.name, p.bytes, p.bodies, p.cpu.Seconds(), p.elapsed.Round(100*time.Millisecond), strings.Join(w, " "), len(p.featureWrites), strings.Join(most, " "))
+	gap := fmt.Sprintf("longest node lease renewal gap %.0fs of %.0fs", p.longestGap.Seconds(), p.leaseDuration.Seconds())
+	if p.longestGap > p.leaseDuration {
+		gap += " (kubelets looked gone: the harness could not renew in time)"
+	}
+	return fmt.Sprintf("%s: %d bytes to kubelets (%d in response bodies), apiserver CPU %.2fs, %s, etcd writes %s (%d Features written; most: %s); %s",
+		p.name, p.bytes, p.bodies, p.cpu.Seconds(), p.elapsed.Round(100*time.Millisecond), strings.Join(w, " "), len(p.featureWrites), strings.Join(most, " "), gap)
 }
 
 // scaleFigures are the figures of one run of the scenario.
@@ -716,6 +749,11 @@ func TestReportingScale(t *testing.T) {
 		fig := figs[n]
 		if b := perNode(fig.transition.bodies, n); b > 1024 {
 			t.Errorf("%d nodes: a transition sent %.0f bytes per kubelet, want at most 1 KiB", n, b)
+		}
+		// The restarted apiserver recomputes every Feature's uses from the
+		// reports; with an index that had seen them all, nothing changed.
+		if w := fig.restart.writes["features"]; w > 2 {
+			t.Errorf("%d nodes: an apiserver restart wrote Features %d times, want (almost) none: the kubelets changed nothing", n, w)
 		}
 		if b := perNode(fig.restart.bodies, n); b > 0 {
 			t.Errorf("%d nodes: an apiserver restart sent %.0f bytes per kubelet, want none: kubelets read nothing of the Features", n, b)
