@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make verify: generated code and api/openapi-spec are fresh, Go files are
+# make verify: generated code, the gate inventory, the generated lifecycle
+# fixtures and api/openapi-spec are fresh, Go files are
 # gofmt'ed, go vet is clean.
 set -o errexit -o nounset -o pipefail
 
@@ -22,6 +23,9 @@ hack/verify-upstream-deps.sh
 
 echo "+++ gate inventory"
 hack/verify-gate-inventory.sh
+
+echo "+++ lifecycle fixtures"
+hack/verify-lifecycle-fixtures.sh
 
 echo "+++ codegen"
 hack/verify-codegen.sh

@@ -61,6 +61,10 @@ const (
 	// derivedDeleteResourcePrefix starts the name of the opt-in task that
 	// deletes them.
 	derivedDeleteResourcePrefix = "delete-"
+	// derivedWaitForImmutablePrefix starts the name of the task that waits
+	// for the objects of an immutable resource (other than Jobs and pods)
+	// that use what a gate guards.
+	derivedWaitForImmutablePrefix = "wait-for-unused-"
 )
 
 // maxDerivedDescription bounds a derived task's description: the API's
@@ -70,11 +74,16 @@ const maxDerivedDescription = 850
 var (
 	// immutable are the resources whose objects cannot lose what a gate
 	// guards by a rewrite: a pod's spec and a Job's spec (its pod template
-	// above all) are immutable. Their derived tasks wait for the objects
-	// to go.
+	// above all) are immutable, and so are the specs of ResourceClaims,
+	// ResourceClaimTemplates and ResourcePoolStatusRequests (validation
+	// refuses any change: the on → use → off harness saw clear-fields
+	// retry them forever). Their derived tasks wait for the objects to go.
 	immutable = map[schema.GroupResource]bool{
 		api.Resource("pods"):   true,
 		batch.Resource("jobs"): true,
+		{Group: "resource.k8s.io", Resource: "resourceclaims"}:             true,
+		{Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}:     true,
+		{Group: "resource.k8s.io", Resource: "resourcepoolstatusrequests"}: true,
 	}
 	podResource = api.Resource("pods")
 	jobResource = batch.Resource("jobs")
@@ -106,6 +115,9 @@ func Registry() map[featuregate.Feature]Lifecycle {
 //     Jobs;
 //  3. wait-for-no-jobs and wait-for-no-pods: WaitForAbsence of Jobs and
 //     pods that use the paths (their specs are immutable), naming them;
+//     wait-for-unused-<resource> likewise for the other immutable
+//     resources (ResourceClaims, ResourceClaimTemplates,
+//     ResourcePoolStatusRequests);
 //  4. delete-<resource> (opt-in) and wait-for-no-<resource>: deleting and
 //     waiting for the objects of every resource served only while the
 //     gate is on (nobody can reach them through the API once it is off).
@@ -222,11 +234,21 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		}
 	}
 
-	// 3. Objects that cannot be rewritten.
-	for _, w := range []struct {
+	// 3. Objects that cannot be rewritten: Jobs and pods, then the other
+	// immutable resources the gate has paths in.
+	waits := []struct {
 		gr   schema.GroupResource
 		name string
-	}{{jobResource, DerivedWaitForJobsTask}, {podResource, DerivedWaitForPodsTask}} {
+	}{{jobResource, DerivedWaitForJobsTask}, {podResource, DerivedWaitForPodsTask}}
+	for _, gr := range slices.SortedFunc(maps.Keys(immutable), compareGR) {
+		if gr != jobResource && gr != podResource {
+			waits = append(waits, struct {
+				gr   schema.GroupResource
+				name string
+			}{gr, taskName(derivedWaitForImmutablePrefix, gr)})
+		}
+	}
+	for _, w := range waits {
 		ps := holds[w.gr]
 		if len(ps) == 0 {
 			continue
@@ -496,3 +518,15 @@ func singular(gr schema.GroupResource) string {
 }
 
 func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }
+
+// PodSpecPrefixes returns, for every resource of the gate inventory whose
+// objects hold a pod spec (pods and every workload), the path of that pod
+// spec in the version the inventory compared it in (spec, template.spec,
+// spec.template.spec, ...): where derived tasks look for pod spec paths.
+func PodSpecPrefixes() (map[schema.GroupResource]fieldpath.Path, error) {
+	inv, err := inventory.Load()
+	if err != nil {
+		return nil, err
+	}
+	return podTemplatePrefixes(inv)
+}

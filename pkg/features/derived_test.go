@@ -278,3 +278,22 @@ func TestResourceTaskName(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivedWaitsForImmutableResources: a gate's paths in a resource whose
+// spec validation keeps immutable (ResourceClaimTemplates) are waited for,
+// never cleared (a rewrite would be refused forever, as the on -> use ->
+// off harness saw).
+func TestDerivedWaitsForImmutableResources(t *testing.T) {
+	lc := derivedOf(t, "DRADeviceTaints")
+	rct := schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}
+	if got := inspector(t, lc, DerivedClearFieldsTask).Resources(); slices.Contains(got, rct) {
+		t.Errorf("clear-fields rewrites %v", got)
+	}
+	w := inspector(t, lc, "wait-for-unused-resourceclaimtemplates-resource-k8s-io")
+	if got := w.Resources(); !slices.Equal(got, []schema.GroupResource{rct}) {
+		t.Errorf("the wait reads %v", got)
+	}
+	if got := taskNames(lc.OnDisable); !slices.Contains(got, "wait-for-unused-resourceclaims-resource-k8s-io") {
+		t.Errorf("no wait for ResourceClaims: %v", got)
+	}
+}

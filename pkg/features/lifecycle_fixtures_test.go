@@ -17,63 +17,28 @@ limitations under the License.
 package features
 
 import (
-	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/registry/rest"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	"k8s.io/kubernetes/pkg/apis/apps"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	"k8s.io/kubernetes/pkg/apis/batch"
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
-	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
-	"k8s.io/kubernetes/pkg/registry/apps/deployment"
-	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
-	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
-	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
-	"k8s.io/kubernetes/pkg/registry/batch/job"
-	"k8s.io/kubernetes/pkg/registry/core/namespace"
-	registrypod "k8s.io/kubernetes/pkg/registry/core/pod"
-	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
-	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
-	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/featureflags/pkg/features/inventory"
 	lifecyclefixtures "k8s.io/featureflags/test/integration/features/lifecycle"
 )
-
-// kinds are the kinds fixtures may hold, with their resource and upstream's
-// create strategy (PrepareForCreate drops disabled fields, Validate is the
-// kind's validation). A fixture with another kind fails the test: add it.
-var kinds = map[schema.GroupKind]struct {
-	resource schema.GroupResource
-	strategy rest.RESTCreateStrategy
-}{
-	api.Kind("Namespace"):             {api.Resource("namespaces"), namespace.Strategy},
-	api.Kind("ServiceAccount"):        {api.Resource("serviceaccounts"), serviceaccount.Strategy},
-	api.Kind("Pod"):                   {api.Resource("pods"), registrypod.Strategy},
-	api.Kind("PodTemplate"):           {api.Resource("podtemplates"), podtemplate.Strategy},
-	api.Kind("ReplicationController"): {api.Resource("replicationcontrollers"), replicationcontroller.Strategy},
-	apps.Kind("DaemonSet"):            {apps.Resource("daemonsets"), daemonset.Strategy},
-	apps.Kind("Deployment"):           {apps.Resource("deployments"), deployment.Strategy},
-	apps.Kind("ReplicaSet"):           {apps.Resource("replicasets"), replicaset.Strategy},
-	apps.Kind("StatefulSet"):          {apps.Resource("statefulsets"), statefulset.Strategy},
-	batch.Kind("CronJob"):             {batch.Resource("cronjobs"), cronjob.Strategy},
-	batch.Kind("Job"):                 {batch.Resource("jobs"), job.Strategy},
-}
 
 // inspectors returns the tasks of a lifecycle a harness can check objects
 // with.
@@ -89,29 +54,10 @@ func inspectors(lc Lifecycle) map[string]tasks.Inspector {
 	return out
 }
 
-// create runs obj (decoded into its internal version, defaulted with the
-// gates as they are) through its kind's create strategy as kube-apiserver
-// does, without admission: it returns the object as it would be stored.
+// create runs obj through upstream's defaulting and create strategy as
+// kube-apiserver does, without admission (lifecyclefixtures.Prepare).
 func create(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResource, error) {
-	data, err := obj.MarshalJSON()
-	if err != nil {
-		return nil, schema.GroupResource{}, err
-	}
-	internal, gvk, err := legacyscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
-	if err != nil {
-		return nil, schema.GroupResource{}, err
-	}
-	kind, ok := kinds[gvk.GroupKind()]
-	if !ok {
-		return nil, schema.GroupResource{}, fmt.Errorf("kind %s: add it to kinds in %s", gvk.GroupKind(), "lifecycle_fixtures_test.go")
-	}
-	objMeta, err := meta.Accessor(internal)
-	if err != nil {
-		return nil, kind.resource, err
-	}
-	rest.FillObjectMetaSystemFields(objMeta)
-	ctx := migrator.RequestContext(context.Background(), kind.resource, "create", objMeta.GetNamespace(), objMeta.GetName())
-	return internal, kind.resource, rest.BeforeCreate(kind.strategy, ctx, internal)
+	return lifecyclefixtures.Prepare(obj)
 }
 
 // TestLifecycleFixtures checks every gate's fixture against upstream's
@@ -148,7 +94,11 @@ func TestLifecycleFixtures(t *testing.T) {
 				held := map[string]int{}
 				for _, obj := range objs {
 					name := fmt.Sprintf("%s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
-					if obj.GetKind() != "Namespace" && obj.GetNamespace() != ns {
+					switch {
+					case obj.GetKind() == "Namespace":
+					case obj.GetNamespace() == "" && !strings.HasPrefix(obj.GetName(), ns):
+						t.Errorf("%s: a cluster-scoped fixture object is named after the fixture's namespace, %s", name, ns)
+					case obj.GetNamespace() != "" && obj.GetNamespace() != ns:
 						t.Errorf("%s: fixture objects go in the namespace %s", name, ns)
 					}
 					stored, gr, err := create(obj)
@@ -185,13 +135,21 @@ func TestLifecycleFixtures(t *testing.T) {
 
 			t.Run("off", func(t *testing.T) {
 				enable(t, gate, false)
+				inv, err := inventory.Load()
+				if err != nil {
+					t.Fatal(err)
+				}
+				servedOnly := inv.ServedOnlyWith(string(gate))
 				for _, obj := range objs {
-					stored, _, err := create(obj)
+					stored, gr, err := create(obj)
 					if err != nil {
 						continue // rejected with the gate off: cannot be written either
 					}
+					if slices.Contains(servedOnly, gr) {
+						continue // not served with the gate off: cannot be written either
+					}
 					for task, in := range ins {
-						if in.Holds(stored) {
+						if slices.Contains(in.Resources(), gr) && in.Holds(stored) {
 							t.Errorf("%s %s/%s: with %s off, %s still holds what the strategy should have dropped", obj.GetKind(), obj.GetNamespace(), obj.GetName(), gate, task)
 						}
 					}
@@ -219,14 +177,61 @@ func fixtureGates(t *testing.T) []featuregate.Feature {
 	return gates
 }
 
-// enable sets gate, with the gates it depends on when turning it on, for the
-// duration of the test.
+// enable sets gate for the duration of the test: on with what it takes to
+// use all it guards (lifecyclefixtures.TurnsOn: the gates it depends on,
+// and those depending on it, whose fields the inventory records under it),
+// or off with the gates that depend on it, as the harness does.
 func enable(t *testing.T, gate featuregate.Feature, on bool) {
 	overrides := featuregatetesting.FeatureOverrides{gate: on}
+	related := lifecyclefixtures.Dependents(utilfeature.DefaultFeatureGate, gate)
 	if on {
-		for _, f := range lifecyclefixtures.WithDependencies(utilfeature.DefaultFeatureGate, gate) {
-			overrides[f] = true
+		related = lifecyclefixtures.TurnsOn(utilfeature.DefaultFeatureGate, gate)
+	}
+	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
+	for _, f := range related {
+		if spec, ok := known[f]; ok && !spec.LockToDefault {
+			overrides[f] = on
 		}
 	}
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, overrides)
+}
+
+// TestEveryDerivedGateHasAFixture checks that every gate with a derived
+// lifecycle has a fixture (generated by hack/update-lifecycle-fixtures.sh
+// unless it is registered explicitly or listed in exceptions.yaml, with a
+// reason), so that the on→use→off harness runs all of them.
+func TestEveryDerivedGateHasAFixture(t *testing.T) {
+	dir := lifecyclefixtures.Dir()
+	derived, err := Derived()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exceptions, err := lifecyclefixtures.Exceptions(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := lifecyclefixtures.Gates(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated := 0
+	for gate := range derived {
+		_, explicit := Lifecycles[gate]
+		reason, excepted := exceptions[gate]
+		switch {
+		case excepted:
+			t.Logf("%s: no generated fixture: %s", gate, reason)
+		case explicit:
+		default:
+			if _, err := os.Stat(filepath.Join(dir, string(gate), lifecyclefixtures.GeneratedFile)); err != nil {
+				t.Errorf("%s has a derived lifecycle but no generated fixture (run hack/update-lifecycle-fixtures.sh): %v", gate, err)
+				continue
+			}
+			generated++
+		}
+		if !slices.Contains(dirs, gate) && !excepted {
+			t.Errorf("%s has a derived lifecycle but no fixture", gate)
+		}
+	}
+	t.Logf("%d derived lifecycles: %d generated fixtures, %d explicit registrations with a hand-written one, %d exceptions", len(derived), generated, len(derived)-generated-len(exceptions), len(exceptions))
 }

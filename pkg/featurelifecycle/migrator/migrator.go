@@ -402,13 +402,19 @@ func (m *Migrator) writeOne(ctx context.Context, p pending, t *tally) {
 // RequestContext returns ctx for a call of a registry store on an object of
 // resource outside of an HTTP request: with the namespace, and with the
 // request info the strategies expect (declarative validation reads the API
-// version from it; the group's preferred version is used).
+// version from it and converts the object to it: the first version, in the
+// group's priority order, that serves the resource, which is not the
+// group's preferred version for a resource a newer version does not serve
+// yet, such as scheduling.k8s.io's workloads or resource.k8s.io's
+// resourcepoolstatusrequests).
 func RequestContext(ctx context.Context, resource schema.GroupResource, verb, namespace, name string) context.Context {
 	prefix, version := "apis", "v1"
 	if resource.Group == "" {
 		prefix = "api"
 	}
-	if versions := legacyscheme.Scheme.PrioritizedVersionsForGroup(resource.Group); len(versions) > 0 {
+	if c, err := catalog(); err == nil && c[resource].Store != nil {
+		version = c[resource].Version.Version
+	} else if versions := legacyscheme.Scheme.PrioritizedVersionsForGroup(resource.Group); len(versions) > 0 {
 		version = versions[0].Version
 	}
 	info := &genericapirequest.RequestInfo{

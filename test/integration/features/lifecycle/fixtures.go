@@ -182,3 +182,26 @@ func Dependents(gate featuregate.FeatureGate, feature featuregate.Feature) []fea
 	slices.Sort(out)
 	return out
 }
+
+// TurnsOn returns what to turn on to use everything turning feature off
+// takes away, sorted: feature and the gates that depend on it (turning it
+// off turns them off, and the gate inventory records what they guard under
+// feature too), each with what it depends on. Gates locked to their
+// default are left out.
+func TurnsOn(gate featuregate.FeatureGate, feature featuregate.Feature) []featuregate.Feature {
+	known := gate.DeepCopy().GetAll()
+	seen := map[featuregate.Feature]bool{}
+	for _, g := range append(Dependents(gate, feature), feature) {
+		for _, d := range WithDependencies(gate, g) {
+			if spec, ok := known[d]; ok && !spec.LockToDefault {
+				seen[d] = true
+			}
+		}
+	}
+	out := make([]featuregate.Feature, 0, len(seen))
+	for f := range seen {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
+}

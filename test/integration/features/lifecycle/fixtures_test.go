@@ -120,3 +120,45 @@ func TestWithDependencies(t *testing.T) {
 		t.Errorf("D needs nothing: %v", got)
 	}
 }
+
+func TestTurnsOn(t *testing.T) {
+	gate := featuregate.NewVersionedFeatureGate(version.MustParse("1.36"))
+	spec := featuregate.VersionedSpecs{{Version: version.MustParse("1.30"), Default: false, PreRelease: featuregate.Beta}}
+	locked := featuregate.VersionedSpecs{{Version: version.MustParse("1.30"), Default: true, PreRelease: featuregate.GA, LockToDefault: true}}
+	if err := gate.AddVersioned(map[featuregate.Feature]featuregate.VersionedSpecs{"Base": spec, "Child": spec, "Other": spec, "Locked": locked, "Feature": spec}); err != nil {
+		t.Fatal(err)
+	}
+	// Feature needs Locked; Child depends on Feature and needs Other too.
+	if err := gate.AddDependencies(map[featuregate.Feature][]featuregate.Feature{"Feature": {"Base", "Locked"}, "Child": {"Feature", "Other"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []featuregate.Feature{"Base", "Child", "Feature", "Other"}
+	if got := TurnsOn(gate, "Feature"); !slices.Equal(got, want) {
+		t.Errorf("turning Feature on to use all it guards: got %v, want %v (its dependencies and its dependents with theirs, not the locked gate)", got, want)
+	}
+	if got := TurnsOn(gate, "Other"); !slices.Equal(got, []featuregate.Feature{"Base", "Child", "Feature", "Other"}) {
+		t.Errorf("Other: %v", got)
+	}
+}
+
+func TestExceptions(t *testing.T) {
+	dir := t.TempDir()
+	if got, err := Exceptions(dir); err != nil || len(got) != 0 {
+		t.Errorf("no file is no exception: %v %v", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ExceptionsFile), []byte("A: a reason\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Exceptions(dir); err != nil || got["A"] != "a reason" {
+		t.Errorf("got %v %v", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, KnownFailuresFile), []byte("A: \"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := KnownFailures(dir); err == nil {
+		t.Error("an entry without a reason must be refused")
+	}
+	if _, err := KnownFailures(Dir()); err != nil {
+		t.Errorf("the tree's %s: %v", KnownFailuresFile, err)
+	}
+}

@@ -20,9 +20,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,7 @@ import (
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	"k8s.io/featureflags/pkg/features"
+	"k8s.io/featureflags/pkg/features/inventory"
 	"k8s.io/featureflags/test/integration/framework"
 )
 
@@ -85,6 +88,10 @@ var absenceMessage = regexp.MustCompile(`^\d+ \S+ (?:in \d+ namespaces? )?uses? 
 // binary's version runs where it can still change).
 func TestOnUseOff(t *testing.T) {
 	gates := registeredGates()
+	exceptions, err := Exceptions(Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	fixtures := map[featuregate.Feature][]*unstructured.Unstructured{}
 	for _, g := range gates {
 		objs, err := Load(Dir(), g)
@@ -114,9 +121,26 @@ func TestOnUseOff(t *testing.T) {
 		}
 	}
 	t.Logf("%d gates: %d explicit registrations, %d of the %d derived ones with a fixture", len(gates), len(features.Lifecycles), covered, len(derived))
+	for _, g := range slices.Sorted(maps.Keys(exceptions)) {
+		t.Logf("exception: %s has no generated fixture: %s", g, exceptions[g])
+	}
+	known, err := KnownFailures(Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range slices.Sorted(maps.Keys(known)) {
+		if !slices.Contains(gates, g) {
+			t.Errorf("%s lists %s, which has no fixture", KnownFailuresFile, g)
+			continue
+		}
+		t.Logf("not run, known failure: %s: %s", g, known[g])
+	}
+	gates = slices.DeleteFunc(gates, func(g featuregate.Feature) bool { _, ok := known[g]; return ok })
 	if t.Failed() {
 		return
 	}
+	res := &results{failed: map[featuregate.Feature]string{}, ran: map[featuregate.Feature]bool{}, done: map[featuregate.Feature]bool{}}
+	defer res.report(t, gates, len(known))
 
 	// A gate locked at the binary's version (GA) is turned on and off at
 	// the newest version the binary emulates where it can change, with
@@ -131,19 +155,125 @@ func TestOnUseOff(t *testing.T) {
 	}
 	current := utilfeature.DefaultMutableFeatureGate.EmulationVersion().String()
 	for _, v := range slices.Sorted(maps.Keys(byVersion)) {
-		t.Run("emulated-"+v, func(t *testing.T) {
-			var extra []string
-			if v != current {
-				extra = []string{"--emulated-version=" + v}
-			}
-			onUseOff(t, byVersion[v], fixtures, extra)
-		})
+		for i, batch := range batches(byVersion[v], batchSize()) {
+			t.Run(fmt.Sprintf("emulated-%s/batch-%d", v, i), func(t *testing.T) {
+				var extra []string
+				if v != current {
+					extra = []string{"--emulated-version=" + v}
+				}
+				extra = append(extra, runtimeConfig(batch, fixtures, v == current))
+				start := time.Now()
+				for _, g := range batch {
+					res.ran[g] = true
+				}
+				defer func() {
+					if t.Failed() {
+						res.failBatch(batch)
+					}
+					t.Logf("%d gates on -> use -> off -> on in %.1fs: %v", len(batch), time.Since(start).Seconds(), batch)
+				}()
+				onUseOff(t, batch, fixtures, extra, res)
+			})
+		}
+	}
+}
+
+// batchSizeEnv bounds how many gates one apiserver runs at once (0 or
+// unset: every gate of an emulation version in one batch, one apiserver
+// and one restart per direction for all of them).
+const batchSizeEnv = "FEATUREFLAGS_LIFECYCLE_BATCH"
+
+func batchSize() int {
+	n, err := strconv.Atoi(os.Getenv(batchSizeEnv))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// batches splits gates into batches of at most n gates (n 0: one batch).
+func batches(gates []featuregate.Feature, n int) [][]featuregate.Feature {
+	if n <= 0 || n >= len(gates) {
+		return [][]featuregate.Feature{gates}
+	}
+	var out [][]featuregate.Feature
+	for len(gates) > 0 {
+		k := min(n, len(gates))
+		out = append(out, gates[:k])
+		gates = gates[k:]
+	}
+	return out
+}
+
+// results are the harness's verdicts per gate.
+type results struct {
+	// failed maps a gate to its first failure.
+	failed map[featuregate.Feature]string
+	// done are the gates that went through every step.
+	done map[featuregate.Feature]bool
+	// ran are the gates a batch ran.
+	ran map[featuregate.Feature]bool
+}
+
+// fail records that gate failed and fails the test.
+func (r *results) fail(t *testing.T, gate featuregate.Feature, format string, args ...interface{}) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if _, ok := r.failed[gate]; !ok {
+		r.failed[gate] = msg
+	}
+	t.Error(msg)
+}
+
+// failBatch marks the gates of a failed batch that no check blamed as
+// failed: the batch did not get to the end.
+func (r *results) failBatch(gates []featuregate.Feature) {
+	blamed := false
+	for _, g := range gates {
+		if _, ok := r.failed[g]; ok {
+			blamed = true
+		}
+	}
+	if blamed {
+		return
+	}
+	for _, g := range gates {
+		r.failed[g] = "its batch failed"
+	}
+}
+
+// report logs what the issue asks to measure: gates examined by the
+// inventory, gates with a footprint, gates registered, gates with a
+// fixture, gates passing on -> use -> off.
+func (r *results) report(t *testing.T, gates []featuregate.Feature, known int) {
+	inv, err := inventory.Load()
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	derived, _ := features.Derived()
+	footprint := 0
+	for _, lc := range derived {
+		if len(lc.OnDisable)+len(lc.OnEnable) > 0 {
+			footprint++
+		}
+	}
+	passing := 0
+	for _, g := range gates {
+		if r.done[g] && r.failed[g] == "" {
+			passing++
+		}
+	}
+	t.Logf("gates examined by the inventory: %d; with a storage footprint (tasks derived): %d; registered (derived and explicit): %d; with a fixture: %d; known failures not run: %d; run: %d; passing on -> use -> off -> on: %d",
+		inv.GatesExamined, footprint, len(registry), len(gates)+known, known, len(r.ran), passing)
+	for _, g := range slices.Sorted(maps.Keys(r.failed)) {
+		t.Logf("failed: %s: %s", g, r.failed[g])
 	}
 }
 
 // onUseOff runs the harness for gates on one apiserver, started with extra
 // flags.
-func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, extra []string) {
+func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, extra []string, res *results) {
 	ctx := context.Background()
 	flags := func(gates []featuregate.Feature, on bool) []string {
 		return append(flags(gates, on), extra...)
@@ -156,13 +286,27 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		}
 	}()
 	config := apiserver.ClientConfig()
+	// Many gates are polled at once: client-go's default 5 QPS would make
+	// every poll of every Feature wait.
+	config.QPS, config.Burst = 200, 400
 	admin := featuresclient.NewForConfigOrDie(config)
 	dyn := dynamic.NewForConfigOrDie(config)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(config)))
 
-	for _, g := range gates {
+	// A gate whose fixture the apiserver refuses fails; the others go on.
+	all := gates
+	gates = nil
+	for _, g := range all {
+		ok := true
 		for _, obj := range fixtures[g] {
-			create(t, dyn, mapper, obj)
+			if err := createObject(dyn, mapper, obj); err != nil {
+				res.fail(t, g, "%s: creating fixture %s %s/%s: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+				ok = false
+				break
+			}
+		}
+		if ok {
+			gates = append(gates, g)
 		}
 	}
 	// An admin opts in to the opt-in tasks before turning the gates off.
@@ -184,21 +328,25 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	// exercise the feature.
 	stored := readEtcd(t, prefix)
 	backup := stored
+	using := gates[:0:0]
 	for _, g := range gates {
+		ok := true
 		for _, task := range registry[g].OnDisable {
-			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
-				t.Errorf("%s: task %s finds nothing in the stored fixture; the fixture must use the feature", g, task.Name())
+			if in, isIn := task.(tasks.Inspector); isIn && len(holding(stored, in)) == 0 {
+				res.fail(t, g, "%s: task %s finds nothing in the stored fixture; the fixture must use the feature", g, task.Name())
+				ok = false
 			}
 		}
+		if ok {
+			using = append(using, g)
+		}
 	}
-	if t.Failed() {
-		return
-	}
+	gates = using
 
 	// Off: every Feature reaches Off; delete what WaitForAbsence asks for.
-	apiserver.Restart(t, flags(gates, false)...)
+	apiserver.Restart(t, flags(all, false)...)
 	start := time.Now()
-	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
 		deleteWhatIsAskedFor(t, dyn, mapper, f)
 	})
 	t.Logf("every registered Feature reached Off %.1fs after the apiserver restarted with the gates off (wait period %s)", time.Since(start).Seconds(), waitPeriod)
@@ -211,7 +359,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 				continue
 			}
 			if left := holding(stored, in); len(left) > 0 {
-				t.Errorf("%s is Off but etcd still holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+				res.fail(t, g, "%s is Off but etcd still holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
 			}
 		}
 	}
@@ -220,7 +368,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		for _, obj := range fixtures[g] {
 			if IsControl(obj) {
 				if _, err := get(ctx, dyn, mapper, obj); err != nil {
-					t.Errorf("%s: control object %s %s/%s: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+					res.fail(t, g, "%s: control object %s %s/%s: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 				}
 			}
 		}
@@ -251,7 +399,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	if err != nil {
 		t.Fatalf("the residue scan did not find the restored data of every gate (%v): %v", restored, err)
 	}
-	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
 		deleteWhatIsAskedFor(t, dyn, mapper, f)
 	})
 	for _, g := range gates {
@@ -264,7 +412,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		}
 		c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains)
 		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "TasksRanAgain" {
-			t.Errorf("%s: after restoring %v, StoredDataRemains must show that the tasks ran again: %+v", g, restored[g], c)
+			res.fail(t, g, "%s: after restoring %v, StoredDataRemains must show that the tasks ran again: %+v", g, restored[g], c)
 		}
 	}
 	stored = readEtcd(t, prefix)
@@ -272,7 +420,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok {
 				if left := holding(stored, in); len(left) > 0 {
-					t.Errorf("%s is Off again after the restore but etcd holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+					res.fail(t, g, "%s is Off again after the restore but etcd holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
 				}
 			}
 		}
@@ -281,8 +429,8 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 
 	// On again: the Features reach On and the features work: the fixture's
 	// objects are accepted again and stored with what the feature adds.
-	apiserver.Restart(t, flags(gates, true)...)
-	waitForStates(t, admin, gates, featuresv1alpha1.FeatureStateOn, nil)
+	apiserver.Restart(t, flags(all, true)...)
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOn, nil)
 	for _, g := range gates {
 		for _, obj := range fixtures[g] {
 			if obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount" {
@@ -298,9 +446,10 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	for _, g := range gates {
 		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
-				t.Errorf("%s is On again but its fixture no longer stores what task %s looks for", g, task.Name())
+				res.fail(t, g, "%s is On again but its fixture no longer stores what task %s looks for", g, task.Name())
 			}
 		}
+		res.done[g] = true
 	}
 }
 
@@ -323,15 +472,16 @@ func registeredGates() []featuregate.Feature {
 	return gates
 }
 
-// flags turns every registered gate on (with what it depends on) or off
-// (with what depends on it).
+// flags turns every registered gate on (with what it takes to use all it
+// guards, TurnsOn: what it depends on, and the gates that depend on it, whose
+// fields the inventory records under it) or off (with what depends on it).
 func flags(gates []featuregate.Feature, on bool) []string {
 	values := map[featuregate.Feature]bool{"FeatureLifecycle": true}
 	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
 	for _, g := range gates {
 		related := Dependents(utilfeature.DefaultFeatureGate, g)
 		if on {
-			related = WithDependencies(utilfeature.DefaultFeatureGate, g)
+			related = TurnsOn(utilfeature.DefaultFeatureGate, g)
 		}
 		for _, d := range related {
 			if spec, ok := known[d]; ok && !spec.LockToDefault {
@@ -346,26 +496,67 @@ func flags(gates []featuregate.Feature, on bool) []string {
 	}
 	slices.Sort(list)
 	return []string{"--feature-gates=" + strings.Join(list, ","),
-		"--runtime-config=features.k8s.io/v1alpha1=true",
 		"--feature-lifecycle-wait-for-uses-period=" + waitPeriod.String(),
 		"--feature-lifecycle-residue-scan-interval=" + residueScanInterval.String()}
 }
 
+// runtimeConfig returns the --runtime-config flag that serves our group and
+// every API version the fixtures of gates are written in (alpha and new
+// beta versions are not served by default), for the whole run: an admin
+// who turns a gate off keeps the API versions configured. At the binary's
+// own version (inventory true) it also serves every version the gate
+// inventory compared a resource in: a feature may need an API it stores
+// nothing in (CoordinatedLeaderElection's apiserver controllers watch
+// coordination.k8s.io/v1beta1 LeaseCandidates, and the server is not
+// ready without them).
+func runtimeConfig(gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, withInventory bool) string {
+	versions := map[string]bool{"features.k8s.io/v1alpha1": true}
+	if withInventory {
+		inv, err := inventory.Load()
+		if err == nil {
+			for _, gv := range inv.Resources {
+				if strings.Contains(gv, "/") {
+					versions[gv] = true
+				}
+			}
+		}
+	}
+	for _, g := range gates {
+		for _, obj := range fixtures[g] {
+			if gv := obj.GroupVersionKind().GroupVersion(); gv.Group != "" {
+				versions[gv.String()] = true
+			}
+		}
+	}
+	var list []string
+	for _, v := range slices.Sorted(maps.Keys(versions)) {
+		list = append(list, v+"=true")
+	}
+	return "--runtime-config=" + strings.Join(list, ",")
+}
+
 // waitForStates waits until every gate's Feature is converged in state,
 // calling each(f) on the Features that are not yet.
-func waitForStates(t *testing.T, admin featuresclient.Interface, gates []featuregate.Feature, state featuresv1alpha1.FeatureState, each func(*featuresv1alpha1.Feature)) {
+func waitForStates(t *testing.T, res *results, admin featuresclient.Interface, gates []featuregate.Feature, state featuresv1alpha1.FeatureState, each func(*featuresv1alpha1.Feature)) {
 	t.Helper()
 	pending := map[featuregate.Feature]*featuresv1alpha1.Feature{}
+	last := map[featuregate.Feature]*featuresv1alpha1.Feature{}
+	reached := map[featuregate.Feature]bool{}
 	err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
 		clear(pending)
 		for _, g := range gates {
-			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
-			if err != nil {
-				pending[g] = nil
+			if reached[g] {
 				continue
 			}
+			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
+			if err != nil {
+				pending[g] = last[g] // the last one seen, if any
+				continue
+			}
+			last[g] = f
 			if f.Status.State == state && string(f.Spec.DesiredState) == string(state) &&
 				meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
+				reached[g] = true
 				continue
 			}
 			pending[g] = f
@@ -378,10 +569,10 @@ func waitForStates(t *testing.T, admin featuresclient.Interface, gates []feature
 	if err != nil {
 		for g, f := range pending {
 			if f == nil {
-				t.Errorf("%s: no Feature", g)
+				res.fail(t, g, "%s: no Feature", g)
 				continue
 			}
-			t.Errorf("%s did not reach %s: desired %s, state %s, tasks %+v", g, state, f.Spec.DesiredState, f.Status.State, f.Status.Tasks)
+			res.fail(t, g, "%s did not reach %s: desired %s, state %s, tasks %+v", g, state, f.Spec.DesiredState, f.Status.State, f.Status.Tasks)
 		}
 		t.FailNow()
 	}
@@ -410,14 +601,18 @@ func deleteWhatIsAskedFor(t *testing.T, dyn dynamic.Interface, mapper meta.RESTM
 		return
 	}
 	for _, name := range strings.Split(m[1], ", ") {
-		ns, n, ok := strings.Cut(name, "/")
-		if !ok { // the closing "..." of a long list
+		if strings.HasPrefix(name, "...") || strings.HasSuffix(name, "...") { // the end of a long list
 			continue
+		}
+		ns, n, ok := strings.Cut(name, "/")
+		client := dyn.Resource(gvr).Namespace(ns)
+		if !ok { // cluster-scoped
+			n, client = name, dyn.Resource(gvr).Namespace("")
 		}
 		// Background: with the default (orphan for Jobs) the object would
 		// wait for a garbage collector, which the harness does not run.
 		background := metav1.DeletePropagationBackground
-		err := dyn.Resource(gvr).Namespace(ns).Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0)), PropagationPolicy: &background})
+		err := client.Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0)), PropagationPolicy: &background})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting %s %s/%s as task %s asks: %v", resource, ns, n, active.Name, err)
 		}
@@ -542,17 +737,29 @@ func resourceClient(dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstruct
 // ServiceAccount is fine.
 func create(t *testing.T, dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) {
 	t.Helper()
-	client, err := resourceClient(dyn, mapper, obj)
-	if err != nil {
-		t.Fatalf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
-	}
-	_, err = client.Create(context.Background(), obj.DeepCopy(), metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) && (obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount") {
-		return
-	}
-	if err != nil {
+	if err := createObject(dyn, mapper, obj); err != nil {
 		t.Fatalf("creating fixture %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 	}
+}
+
+// createObject creates a copy of a fixture object; an existing Namespace,
+// ServiceAccount or Node (fixtures of several gates may share them) is fine.
+func createObject(dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) error {
+	client, err := resourceClient(dyn, mapper, obj)
+	if err != nil {
+		return err
+	}
+	// Admission plugins read other objects from informers (a ResourceSlice's
+	// Node): an object created just before may not be there yet.
+	var err2 error
+	_ = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err2 = client.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{})
+		return !apierrors.IsForbidden(err2), nil
+	})
+	if apierrors.IsAlreadyExists(err2) && (obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount" || obj.GetKind() == "Node") {
+		return nil
+	}
+	return err2
 }
 
 func get(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
