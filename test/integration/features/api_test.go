@@ -30,6 +30,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -188,10 +190,13 @@ func (e *env) testApply(t *testing.T) {
 	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
 		t.Fatalf("apply did not set desiredState: %+v", f.Spec)
 	}
-	// Two managers apply distinct entries of the uses map list: both survive.
-	for _, m := range []struct{ manager, component string }{{"kcm", "kube-controller-manager"}, {"sched", "kube-scheduler"}} {
+	// Two managers apply distinct entries of the conditions map list: both
+	// survive. (Not uses, also a map list: kube-apiserver computes the uses
+	// of every Feature from FeatureReports and would race with the test.)
+	for _, m := range []struct{ manager, condition string }{{"kcm", "KcmChecked"}, {"sched", "SchedChecked"}} {
 		status := featuresapply.Feature("applied-gate", ns).WithStatus(featuresapply.FeatureStatus().
-			WithUses(featuresapply.FeatureUse().WithComponent(m.component).WithEnabled(false).WithReporters(m.manager + "-1")))
+			WithConditions(metav1ac.Condition().WithType(m.condition).WithStatus(metav1.ConditionTrue).
+				WithReason("Checked").WithMessage("checked by " + m.manager).WithLastTransitionTime(metav1.Now())))
 		if _, err := client.ApplyStatus(ctx, status, metav1.ApplyOptions{FieldManager: m.manager}); err != nil {
 			t.Fatal(err)
 		}
@@ -200,15 +205,17 @@ func (e *env) testApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Status.Uses) != 2 {
-		t.Fatalf("expected both managers' uses to be kept (listType=map), got %+v", f.Status.Uses)
+	for _, c := range []string{"KcmChecked", "SchedChecked"} {
+		if meta.FindStatusCondition(f.Status.Conditions, c) == nil {
+			t.Fatalf("expected both managers' conditions to be kept (listType=map), got %+v", f.Status.Conditions)
+		}
 	}
 	extracted, err := featuresapply.ExtractFeatureStatus(f, "kcm")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uses := extracted.Status.Uses; len(uses) != 1 || *uses[0].Component != "kube-controller-manager" {
-		t.Fatalf("extracting the kcm manager's status gave %+v", uses)
+	if conds := extracted.Status.Conditions; len(conds) != 1 || *conds[0].Type != "KcmChecked" {
+		t.Fatalf("extracting the kcm manager's status gave %+v", conds)
 	}
 	// A conflicting apply of spec by another manager is refused without force.
 	other := featuresapply.Feature("applied-gate", ns).WithSpec(featuresapply.FeatureSpec().
