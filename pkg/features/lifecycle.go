@@ -20,6 +20,7 @@ import (
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/apis/apps"
+	"k8s.io/kubernetes/pkg/apis/certificates"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 
@@ -77,17 +78,19 @@ var Lifecycles = map[featuregate.Feature]Lifecycle{
 	},
 
 	// Projected podCertificate volume sources of pods: as for
-	// ClusterTrustBundleProjection, the pods have to go.
+	// ClusterTrustBundleProjection, the pods have to go. The gate also
+	// serves podcertificaterequests.certificates.k8s.io, which are
+	// unreachable once it is Off: the served-only tasks (the derived ones)
+	// offer their deletion (opt-in) and wait until none is stored.
 	//
-	// Derived: would also offer the opt-in clearing of workload templates,
-	// wait for Jobs with the source and for the stored
-	// podcertificaterequests (not served while the gate is off).
+	// Derived: would also offer the opt-in clearing of workload templates
+	// and wait for Jobs with the source.
 	kubefeatures.PodCertificateRequest: {
-		OnDisable: []tasks.Task{
+		OnDisable: append([]tasks.Task{
 			tasks.WaitForAbsence("wait-for-no-pod-certificate-volumes",
 				"Wait until no pod has a projected podCertificate volume source; delete those pods to go on.",
 				api.Resource("pods"), "podCertificate volumes", usesPodCertificateProjection),
-		},
+		}, servedOnlyWithTasks(string(kubefeatures.PodCertificateRequest), certificates.Resource("podcertificaterequests"))...),
 	},
 
 	// spec.hostnameOverride of pods and of the pod templates of workloads.
