@@ -37,6 +37,20 @@ type Lifecycle struct {
 	OnDisable []tasks.Task
 }
 
+// Inspectors returns, by name, the tasks of l that look at stored objects
+// (the ones a fixture must exercise and a harness can check etcd with).
+func (l Lifecycle) Inspectors() map[string]tasks.Inspector {
+	out := map[string]tasks.Inspector{}
+	for _, list := range [][]tasks.Task{l.OnEnable, l.OnDisable} {
+		for _, t := range list {
+			if in, ok := t.(tasks.Inspector); ok {
+				out[t.Name()] = in
+			}
+		}
+	}
+	return out
+}
+
 // Lifecycles are the explicit registrations of the lifecycle registry: the
 // one place a feature author declares the tasks of a gate by hand. Every
 // gate the gate inventory (inventory/) finds a storage footprint for also

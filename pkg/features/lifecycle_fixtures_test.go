@@ -35,24 +35,9 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	"k8s.io/featureflags/pkg/features/inventory"
 	lifecyclefixtures "k8s.io/featureflags/test/integration/features/lifecycle"
 )
-
-// inspectors returns the tasks of a lifecycle a harness can check objects
-// with.
-func inspectors(lc Lifecycle) map[string]tasks.Inspector {
-	out := map[string]tasks.Inspector{}
-	for _, list := range [][]tasks.Task{lc.OnEnable, lc.OnDisable} {
-		for _, t := range list {
-			if in, ok := t.(tasks.Inspector); ok {
-				out[t.Name()] = in
-			}
-		}
-	}
-	return out
-}
 
 // create runs obj through upstream's defaulting and create strategy as
 // kube-apiserver does, without admission (lifecyclefixtures.Prepare).
@@ -76,7 +61,7 @@ func TestLifecycleFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ins := inspectors(lc)
+			ins := lc.Inspectors()
 			if len(ins) > 0 && len(objs) == 0 {
 				t.Fatalf("%s has tasks that look at stored objects but its fixture has none", gate)
 			}

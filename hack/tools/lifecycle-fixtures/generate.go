@@ -162,7 +162,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	ns := lifecyclefixtures.Namespace(gate)
 	g.node = ns
 	lc := g.derived[gate]
-	ins := inspectors(lc)
+	ins := lc.Inspectors()
 
 	// Leaf paths by resource; a pod spec path goes to every resource that
 	// holds a pod spec, as the derived tasks apply it.
@@ -384,19 +384,6 @@ func apply(m map[string]bool) error {
 		return quiet.SetFromMapWithLogger(logr.Discard(), m)
 	}
 	return utilfeature.DefaultMutableFeatureGate.SetFromMap(m)
-}
-
-// inspectors returns the tasks of lc that look at stored objects.
-func inspectors(lc features.Lifecycle) map[string]tasks.Inspector {
-	out := map[string]tasks.Inspector{}
-	for _, list := range [][]tasks.Task{lc.OnEnable, lc.OnDisable} {
-		for _, t := range list {
-			if in, ok := t.(tasks.Inspector); ok {
-				out[t.Name()] = in
-			}
-		}
-	}
-	return out
 }
 
 // leaves returns the paths no other of paths extends (as the derived tasks
