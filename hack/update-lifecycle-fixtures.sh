@@ -11,4 +11,4 @@ cd "${ROOT}"
 
 dir=pkg/features/testdata/lifecycle
 go run ./hack/tools/lifecycle-fixtures -dir "${dir}" 2> >(grep -v '^W[0-9]\{4\} ' >&2)
-echo "+++ wrote the generated fixtures in ${dir}"
+echo "+++ wrote the generated fixtures in ${dir} and pkg/features/inventory/zz_generated.refused-rewrites.yaml"

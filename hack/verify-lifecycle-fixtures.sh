@@ -11,8 +11,14 @@ committed=pkg/features/testdata/lifecycle
 fresh=$(mktemp -d)
 trap 'rm -rf "${fresh}"' EXIT
 
+refused=pkg/features/inventory/zz_generated.refused-rewrites.yaml
 cp -a "${committed}/." "${fresh}/"
-go run ./hack/tools/lifecycle-fixtures -dir "${fresh}" 2> >(grep -v '^W[0-9]\{4\} ' >&2)
+go run ./hack/tools/lifecycle-fixtures -dir "${fresh}" -refused-rewrites "${fresh}/refused-rewrites.yaml" 2> >(grep -v '^W[0-9]\{4\} ' >&2)
+if ! diff -u "${refused}" "${fresh}/refused-rewrites.yaml"; then
+  echo "${refused} is stale: run hack/update-lifecycle-fixtures.sh." >&2
+  exit 1
+fi
+rm "${fresh}/refused-rewrites.yaml"
 if ! diff -ru "${committed}" "${fresh}"; then
   echo "${committed} is stale: run hack/update-lifecycle-fixtures.sh." >&2
   exit 1

@@ -67,6 +67,10 @@ const (
 	derivedWaitForImmutablePrefix = "wait-for-unused-"
 )
 
+// maxRefusalQuote bounds how much of validation's answer a derived task's
+// description quotes.
+const maxRefusalQuote = 240
+
 // maxDerivedDescription bounds a derived task's description: the API's
 // limit is 1024 bytes, and OptIn adds a sentence.
 const maxDerivedDescription = 850
@@ -127,10 +131,30 @@ func Registry() map[featuregate.Feature]Lifecycle {
 // for pods and every template, and the fuzzers do not pick every one-of
 // choice for every resource. Paths the strategy only changes (derived
 // values) are never cleared.
+//
+// A path whose clearing upstream refuses to store (inventory.RefusedRewrites:
+// an immutable field, a one-of left with no choice) is not cleared: objects
+// that set it are waited for (wait-for-unused-<resource>), the message
+// saying why; such a path of a pod template is left out of
+// clear-pod-template-fields.
 var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) {
 	inv, err := inventory.Load()
 	if err != nil {
 		return nil, err
+	}
+	refused, err := inventory.LoadRefusedRewrites()
+	if err != nil {
+		return nil, err
+	}
+	return DeriveFrom(inv, refused)
+})
+
+// DeriveFrom derives the lifecycles of inv's gates (see Derived), with
+// the rewrites refused tells (nil: none known, as the generator that finds
+// them starts).
+func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (map[featuregate.Feature]Lifecycle, error) {
+	if refused == nil {
+		refused = &inventory.RefusedRewrites{}
 	}
 	templates, err := podTemplatePrefixes(inv)
 	if err != nil {
@@ -144,17 +168,18 @@ var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) 
 		}
 	}
 	for _, g := range gates {
-		lc, err := derive(inv, templates, g)
+		lc, err := derive(inv, templates, refused.Refused(g), g)
 		if err != nil {
 			return nil, fmt.Errorf("deriving the lifecycle of %s from the gate inventory: %w", g, err)
 		}
 		out[featuregate.Feature(g)] = lc
 	}
 	return out, nil
-})
+}
 
-// derive builds one gate's lifecycle (see Derived).
-func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) (Lifecycle, error) {
+// derive builds one gate's lifecycle (see Derived); refused are, per
+// resource, the paths whose clearing is refused, with why.
+func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, refused map[schema.GroupResource]map[string]string, gate string) (Lifecycle, error) {
 	var (
 		podSpec  = map[string]fieldpath.Path{}                 // relative to a pod spec
 		own      = map[schema.GroupResource][]fieldpath.Path{} // other paths
@@ -196,15 +221,16 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	var clear []tasks.FieldClearer
 	var cleared []string
 	for _, gr := range slices.SortedFunc(maps.Keys(own), compareGR) {
-		if immutable[gr] {
+		ps := allowed(own[gr], refused[gr])
+		if immutable[gr] || len(ps) == 0 {
 			continue
 		}
-		c, err := pathClearer(inv, gr, own[gr])
+		c, err := pathClearer(inv, gr, ps)
 		if err != nil {
 			return lc, err
 		}
 		clear = append(clear, c)
-		cleared = append(cleared, fmt.Sprintf("%s of %s", joinPaths(own[gr]), gr.String()))
+		cleared = append(cleared, fmt.Sprintf("%s of %s", joinPaths(ps), gr.String()))
 	}
 	if len(clear) > 0 {
 		lc.OnDisable = append(lc.OnDisable, tasks.ClearFieldsOf(DerivedClearFieldsTask,
@@ -221,6 +247,9 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			ps := make([]fieldpath.Path, len(rel))
 			for i, r := range rel {
 				ps[i] = templates[gr].Join(r)
+			}
+			if ps = allowed(ps, refused[gr]); len(ps) == 0 {
+				continue
 			}
 			c, err := pathClearer(inv, gr, ps)
 			if err != nil {
@@ -261,6 +290,35 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			shorten(fmt.Sprintf("Wait until no %s sets %s; delete those %s to go on.", singular(w.gr), joinPaths(ps), w.gr.Resource)),
 			w.gr, shorten(joinPaths(ps)), uses))
 	}
+	// Paths upstream refuses to store objects without (but those of pod
+	// templates, which only the opt-in task clears).
+	for _, gr := range slices.SortedFunc(maps.Keys(refused), compareGR) {
+		var ps []fieldpath.Path
+		var whys []string
+		for _, p := range own[gr] {
+			if why, ok := refused[gr][p.String()]; ok {
+				ps = append(ps, p)
+				if !slices.Contains(whys, why) {
+					whys = append(whys, why)
+				}
+			}
+		}
+		if len(ps) == 0 || immutable[gr] {
+			continue
+		}
+		uses, err := pathHolder(inv, gr, ps)
+		if err != nil {
+			return lc, err
+		}
+		why := strings.Join(whys, "; ")
+		if len(why) > maxRefusalQuote {
+			why = why[:maxRefusalQuote] + "..."
+		}
+		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(taskName(derivedWaitForImmutablePrefix, gr),
+			shorten(fmt.Sprintf("Wait until no %s sets %s: %s refuses to store one without them (%s). Delete those %s to go on.",
+				singular(gr), joinPaths(ps), gr.String(), why, gr.Resource)),
+			gr, shorten(joinPaths(ps)), uses))
+	}
 
 	// 4. Resources served only with the gate.
 	for _, gr := range inv.ServedOnlyWith(gate) {
@@ -270,6 +328,35 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		lc.OnDisable = append(lc.OnDisable, servedOnlyWithTasks(gate, gr)...)
 	}
 	return lc, nil
+}
+
+// allowed returns the paths of ps whose clearing is not refused.
+func allowed(ps []fieldpath.Path, refused map[string]string) []fieldpath.Path {
+	var out []fieldpath.Path
+	for _, p := range ps {
+		if _, no := refused[p.String()]; !no {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PathClearer returns a FieldClearer that clears paths, written as the
+// gate inventory writes them for gr, from internal objects of gr: what a
+// derived clear-fields task does to gr, for the generator that finds the
+// paths whose clearing is refused.
+func PathClearer(gr schema.GroupResource, paths ...string) (tasks.FieldClearer, error) {
+	inv, err := inventory.Load()
+	if err != nil {
+		return tasks.FieldClearer{}, err
+	}
+	ps := make([]fieldpath.Path, len(paths))
+	for i, p := range paths {
+		if ps[i], err = fieldpath.Parse(p); err != nil {
+			return tasks.FieldClearer{}, err
+		}
+	}
+	return pathClearer(inv, gr, ps)
 }
 
 // servedOnlyWithTasks are the tasks of a resource served only while gate is

@@ -238,12 +238,61 @@ func TestDerivedResourceGates(t *testing.T) {
 	if !del.Holds(obj) || del.Holds(&api.Pod{}) {
 		t.Error("the delete task holds every object of its resource and nothing else")
 	}
-	lc = derivedOf(t, "DRAPartitionableDevices")
-	c := inspector(t, lc, DerivedClearFieldsTask)
-	if got := c.Resources(); !slices.Contains(got, resourceapi.Resource("resourceslices")) {
-		t.Errorf("DRAPartitionableDevices clears %v", got)
+}
+
+// TestDerivedRefusedRewrites: a resource whose objects validation refuses
+// once the gate's fields are cleared is waited for, saying why, instead of
+// being cleared for ever in vain.
+func TestDerivedRefusedRewrites(t *testing.T) {
+	rs := resourceapi.Resource("resourceslices")
+	inv, err := inventory.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Known no refusal: the fields are cleared.
+	raw, err := DeriveFrom(inv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := inspector(t, raw["DRAPartitionableDevices"], DerivedClearFieldsTask)
+	if got := c.Resources(); !slices.Contains(got, rs) {
+		t.Errorf("with no refused rewrite known, DRAPartitionableDevices clears %v", got)
+	}
+	// The generated refusals: waited for.
+	refused, err := inventory.LoadRefusedRewrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	why, ok := refused.Refused("DRAPartitionableDevices")[rs]
+	if !ok {
+		t.Fatalf("the generated refused rewrites do not list resourceslices for DRAPartitionableDevices: %v", refused.Gates)
+	}
+	lc := derivedOf(t, "DRAPartitionableDevices")
+	// What may be cleared still is; what may not is left.
+	both := &resourceapi.ResourceSlice{Spec: resourceapi.ResourceSliceSpec{
+		PerDeviceNodeSelection: ptrTo(true),
+		SharedCounters:         []resourceapi.CounterSet{{Name: "c"}},
+	}}
+	clear := inspector(t, lc, DerivedClearFieldsTask).(*tasks.ClearFieldsTask)
+	if !clear.Clear(both) || both.Spec.SharedCounters != nil || both.Spec.PerDeviceNodeSelection == nil {
+		t.Errorf("clear-fields must clear spec.sharedCounters and leave spec.perDeviceNodeSelection, whose clearing is refused: %+v", both.Spec)
+	}
+	w := inspector(t, lc, "wait-for-unused-resourceslices-resource-k8s-io")
+	if desc := w.(tasks.Task).Description(); !strings.Contains(desc, "refuses to store one without them") || !strings.Contains(desc, "perDeviceNodeSelection") {
+		t.Errorf("the wait for refused resourceslices does not say why: %q (validation said %q)", desc, why)
+	}
+	// A slice that uses the feature is held; one that does not is not.
+	var slice resourceapi.ResourceSlice
+	slice.Spec.PerDeviceNodeSelection = ptrTo(true)
+	if !w.Holds(&slice) {
+		t.Error("a ResourceSlice with perDeviceNodeSelection is not held")
+	}
+	if w.Holds(&resourceapi.ResourceSlice{Spec: resourceapi.ResourceSliceSpec{NodeName: ptrTo("n")}}) {
+		t.Error("a ResourceSlice without the feature is held")
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 // TestDerivedClearsLeavesOnly: a struct the inventory lists because its
 // only field was dropped is not cleared along with its other fields; the

@@ -72,12 +72,16 @@ type object struct {
 	paths    []string
 }
 
-func run(dir string) error {
+func run(dir, refusedFile string) error {
 	inv, err := inventory.Load()
 	if err != nil {
 		return err
 	}
-	derived, err := features.Derived()
+	// The lifecycles as derived with no refused rewrite known: their
+	// clear-fields tasks are what refusedRewrites tries. The fixtures do
+	// not depend on it: a task that waits for what a refused clear-fields
+	// would have cleared holds the same objects.
+	derived, err := features.DeriveFrom(inv, nil)
 	if err != nil {
 		return err
 	}
@@ -106,6 +110,7 @@ func run(dir string) error {
 
 	var failed []string
 	generated := map[featuregate.Feature]bool{}
+	refused := map[featuregate.Feature]map[schema.GroupResource]map[string]string{}
 	for _, gate := range slices.Sorted(maps.Keys(derived)) {
 		if _, explicit := features.Lifecycles[gate]; explicit {
 			continue
@@ -132,7 +137,10 @@ func run(dir string) error {
 			return err
 		}
 		generated[gate] = true
-		progress("%s: %d objects, %d paths left out", gate, len(f.objects), len(f.left))
+		if refused[gate], err = g.refusedRewrites(f, derived[gate]); err != nil {
+			return fmt.Errorf("%s: %w", gate, err)
+		}
+		progress("%s: %d objects, %d paths left out, %d resources refuse a rewrite", gate, len(f.objects), len(f.left), len(refused[gate]))
 	}
 	// Generated files of gates that no longer get one.
 	stale, err := filepath.Glob(filepath.Join(dir, "*", lifecyclefixtures.GeneratedFile))
@@ -148,6 +156,13 @@ func run(dir string) error {
 			return err
 		}
 		_ = os.Remove(filepath.Dir(file)) // only if empty
+	}
+	data, err := renderRefused(refused)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(refusedFile, data, 0o644); err != nil {
+		return err
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("no valid fixture could be generated for %d gates; add a value for their paths in hack/tools/lifecycle-fixtures/values.go, or list them with a reason in %s and write their fixture by hand:\n%s",

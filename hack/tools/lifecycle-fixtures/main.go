@@ -31,7 +31,11 @@ limitations under the License.
 //	lifecycle-fixtures [-dir DIR]
 //
 // It writes DIR/<gate>/zz_generated.fixture.yaml and removes the generated
-// files of gates that no longer get one. Gates with an explicit
+// files of gates that no longer get one. It then clears, from each
+// fixture, what the gate's clear-fields tasks clear, runs upstream's update
+// strategy and validation on the result with the gate off, and writes the
+// resources that refuse it to the -refused-rewrites file, from which
+// pkg/features derives waiting tasks instead (refused.go). Gates with an explicit
 // registration (pkg/features.Lifecycles) and gates in DIR/exceptions.yaml
 // keep their hand-written fixtures. It changes the process's default
 // feature gate as it goes: it is a generator, not a server.
@@ -46,17 +50,20 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"k8s.io/featureflags/pkg/features/inventory"
+
 	// Registers the kube gates in the default feature gate.
 	_ "k8s.io/kubernetes/pkg/features"
 )
 
 func main() {
 	dir := flag.String("dir", "pkg/features/testdata/lifecycle", "the lifecycle fixtures directory")
+	refused := flag.String("refused-rewrites", "pkg/features/inventory/"+inventory.RefusedRewritesFile, "the file to write the refused rewrites to (embedded by pkg/features/inventory)")
 	flag.BoolVar(&verbose, "v", false, "report what was kept and left out on standard error")
 	flag.Parse()
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
-	if err := run(*dir); err != nil {
+	if err := run(*dir, *refused); err != nil {
 		fmt.Fprintln(os.Stderr, "lifecycle-fixtures:", err)
 		os.Exit(1)
 	}

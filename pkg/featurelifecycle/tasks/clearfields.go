@@ -212,6 +212,19 @@ func (c *ClearFieldsTask) Holds(obj runtime.Object) bool {
 	return false
 }
 
+// Clear clears, in place, what the feature added from obj, an internal
+// object of one of Resources, as the task would before writing it back,
+// and reports whether it changed anything. An object of any other type is
+// left alone.
+func (c *ClearFieldsTask) Clear(obj runtime.Object) bool {
+	for _, t := range c.targets {
+		if t.accepts(obj) {
+			return t.clear(obj)
+		}
+	}
+	return false
+}
+
 // clearFieldsCheckpoint is the task's checkpoint.
 type clearFieldsCheckpoint struct {
 	// Remaining are the resources that still need a pass without failures,

@@ -384,6 +384,13 @@ func TestHolds(t *testing.T) {
 	if task.Holds(&api.Pod{}) || task.Holds(nil) {
 		t.Errorf("Holds of another type = true")
 	}
+	cleared := internal.DeepCopy()
+	if !task.Clear(cleared) || cleared.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable != nil || task.Holds(cleared) {
+		t.Errorf("Clear(internal with maxUnavailable) did not clear it: %+v", cleared.Spec.UpdateStrategy)
+	}
+	if task.Clear(cleared) || task.Clear(&api.Pod{}) {
+		t.Errorf("Clear of a cleared object, or of another type, reports a change")
+	}
 
 	pt := tasks.ClearPodTemplateFields("clear-feature-node-selector", "", clearFeatureNodeSelector)
 	cron := podTemplateObjects(t, "c", true)[batch.Resource("cronjobs")][0]

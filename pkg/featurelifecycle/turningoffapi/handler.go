@@ -29,6 +29,7 @@ limitations under the License.
 package turningoffapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -265,8 +266,10 @@ func (h *Handler) turningOff(r *Resource) (string, bool) {
 	return "", false
 }
 
-// readDelete are the verbs served while a Feature is TurningOff.
-var readDelete = []string{"get", "list", "watch", "delete", "deletecollection"}
+// readDelete are the verbs served while a Feature is TurningOff; an
+// update or a patch is served only if it removes finalizers and changes
+// nothing else (ReadDelete.Update).
+var readDelete = []string{"get", "list", "watch", "delete", "deletecollection", "update", "patch"}
 
 // ServeHTTP serves the resources' requests while their Feature is
 // TurningOff and hands every other request to the delegate.
@@ -306,6 +309,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		responsewriters.ErrorNegotiated(h.refusal(gvr, gate, info), h.cfg.Template.Serializer, gvr.GroupVersion(), w, req)
 		return
 	}
+	if info.Verb == "update" || info.Verb == "patch" {
+		// ReadDelete.Update refuses anything but removing finalizers with
+		// the handler's reason.
+		req = req.WithContext(context.WithValue(req.Context(), refusalKey{}, h.refusal(gvr, gate, info).Error()))
+	}
 	h.container.ServeHTTP(w, req)
 }
 
@@ -322,7 +330,7 @@ func (h *Handler) refusal(gvr schema.GroupVersionResource, gate string, info *re
 			Kind:  gr.Resource,
 			Name:  info.Name,
 		},
-		Message: fmt.Sprintf("%s: %s is not allowed: Feature %s/%s (gate %s) is %s, and its resource is served only to read and delete the objects stored while it was on (get, list, watch, delete, deletecollection)",
+		Message: fmt.Sprintf("%s: %s is not allowed: Feature %s/%s (gate %s) is %s, and its resource is served only to read and delete the objects stored while it was on (get, list, watch, delete, deletecollection, and updates that only remove finalizers)",
 			gr.String(), info.Verb, h.cfg.Namespace, gatename.ObjectName(gate), gate, featuresv1alpha1.FeatureStateTurningOff),
 	}}
 }

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
@@ -121,7 +122,7 @@ func serve(t *testing.T, h http.Handler, method, path, body string) *httptest.Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := request.WithRequestInfo(req.Context(), info)
+	ctx := request.WithRequestInfo(audit.WithAuditContext(req.Context()), info)
 	ctx = request.WithUser(ctx, &user.DefaultInfo{Name: "admin", Groups: []string{user.SystemPrivilegedGroup}})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req.WithContext(ctx))
@@ -159,8 +160,6 @@ func TestReadDeleteOnlyReadsAndDeletes(t *testing.T) {
 	var s rest.Storage = NewReadDelete(&genericregistry.Store{})
 	for name, ok := range map[string]bool{
 		"Creater":        is[rest.Creater](s),
-		"Updater":        is[rest.Updater](s),
-		"Patcher":        is[rest.Patcher](s),
 		"CreaterUpdater": is[rest.CreaterUpdater](s),
 		"NamedCreater":   is[rest.NamedCreater](s),
 		"Connecter":      is[rest.Connecter](s),
@@ -176,11 +175,22 @@ func TestReadDeleteOnlyReadsAndDeletes(t *testing.T) {
 		"GracefulDeleter":   is[rest.GracefulDeleter](s),
 		"CollectionDeleter": is[rest.CollectionDeleter](s),
 		"TableConvertor":    is[rest.TableConvertor](s),
+		// Only to remove finalizers (TestHandler).
+		"Updater": is[rest.Updater](s),
+		"Patcher": is[rest.Patcher](s),
 	} {
 		if !ok {
 			t.Errorf("ReadDelete does not implement rest.%s", name)
 		}
 	}
+}
+
+// finalizers are the finalizers of the test object named name.
+func finalizers(name string) []string {
+	if name == "finalized" {
+		return []string{"example.com/one", "example.com/two"}
+	}
+	return nil
 }
 
 func is[T any](s rest.Storage) bool {
@@ -192,8 +202,8 @@ func TestHandler(t *testing.T) {
 	store := newSVMStore(t)
 	ctx := request.WithRequestInfo(request.WithNamespace(context.Background(), ""),
 		&request.RequestInfo{APIGroup: svmGVR.Group, APIVersion: svmGVR.Version, Resource: svmGVR.Resource, IsResourceRequest: true})
-	for _, name := range []string{"first", "second"} {
-		obj := &storagemigration.StorageVersionMigration{ObjectMeta: metav1.ObjectMeta{Name: name},
+	for _, name := range []string{"first", "second", "finalized"} {
+		obj := &storagemigration.StorageVersionMigration{ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: finalizers(name)},
 			Spec: storagemigration.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Group: "apps", Resource: "deployments"}}}
 		if _, err := store.Create(ctx, obj, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -253,17 +263,36 @@ func TestHandler(t *testing.T) {
 		{http.MethodPost, list, `{"apiVersion":"storagemigration.k8s.io/v1","kind":"StorageVersionMigration","metadata":{"name":"third"},"spec":{"resource":{"group":"apps","resource":"deployments"}}}`, "create"},
 		{http.MethodPut, list + "/first", `{"apiVersion":"storagemigration.k8s.io/v1","kind":"StorageVersionMigration","metadata":{"name":"first"},"spec":{"resource":{"group":"apps","resource":"statefulsets"}}}`, "update"},
 		{http.MethodPatch, list + "/first", `{"metadata":{"labels":{"a":"b"}}}`, "patch"},
+		{http.MethodPatch, list + "/finalized", `{"metadata":{"finalizers":["example.com/one","example.com/three"]}}`, "patch"},
+		{http.MethodPatch, list + "/finalized", `{"metadata":{"finalizers":null},"spec":{"resource":{"resource":"statefulsets"}}}`, "patch"},
 	} {
 		rec := serve(t, h, c.method, c.path, c.body)
 		if rec.Code != http.StatusMethodNotAllowed {
-			t.Errorf("%s while TurningOff: %d %s, want 405", c.verb, rec.Code, rec.Body.String())
+			t.Errorf("%s %s while TurningOff: %d %s, want 405", c.verb, c.body, rec.Code, rec.Body.String())
 			continue
 		}
-		for _, want := range []string{c.verb + " is not allowed", "Feature kube-system/storage-version-migrator", "gate StorageVersionMigrator", "TurningOff"} {
+		for _, want := range []string{c.verb + " is not allowed", "Feature kube-system/storage-version-migrator", "gate StorageVersionMigrator", "TurningOff", "only remove finalizers"} {
 			if !strings.Contains(rec.Body.String(), want) {
 				t.Errorf("%s refused with %s, which does not say %q", c.verb, rec.Body.String(), want)
 			}
 		}
+	}
+	// A deleted object whose finalizers' controller does not run: removing
+	// them is the only write allowed, and lets the deletion finish.
+	if rec := serve(t, h, http.MethodDelete, list+"/finalized", ""); rec.Code != http.StatusOK && rec.Code != http.StatusAccepted {
+		t.Fatalf("delete of an object with finalizers while TurningOff: %d %s", rec.Code, rec.Body.String())
+	}
+	if got, err := store.Get(ctx, "finalized", &metav1.GetOptions{}); err != nil || got.(*storagemigration.StorageVersionMigration).DeletionTimestamp == nil {
+		t.Fatalf("finalized after its delete: %v, %v; want it terminating", got, err)
+	}
+	if rec := serve(t, h, http.MethodPatch, list+"/finalized", `{"metadata":{"finalizers":["example.com/one"]}}`); rec.Code != http.StatusOK {
+		t.Fatalf("patch removing a finalizer while TurningOff: %d %s", rec.Code, rec.Body.String())
+	}
+	if rec := serve(t, h, http.MethodPatch, list+"/finalized", `{"metadata":{"finalizers":null}}`); rec.Code != http.StatusOK {
+		t.Fatalf("patch removing the last finalizer while TurningOff: %d %s", rec.Code, rec.Body.String())
+	}
+	if _, err := store.Get(ctx, "finalized", &metav1.GetOptions{}); err == nil {
+		t.Errorf("finalized is still stored once its finalizers are removed")
 	}
 	if rec := serve(t, h, http.MethodGet, list+"/first/status", ""); rec.Code != http.StatusNotFound {
 		t.Errorf("status subresource while TurningOff: %d, want 404", rec.Code)

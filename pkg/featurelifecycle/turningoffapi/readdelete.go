@@ -19,8 +19,12 @@ package turningoffapi
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -32,9 +36,12 @@ import (
 // ReadDelete is the REST storage of a resource served while its Feature is
 // turning off: the resource's own registry store (upstream's strategy,
 // its delete rules and finalizers, its table) with only get, list, watch,
-// delete and deletecollection. It implements none of rest.Creater,
-// rest.Updater, rest.Patcher or any subresource, so the API installer
-// registers no route that writes an object.
+// delete and deletecollection, and updates (and patches) that do nothing
+// but remove finalizers: a deleted object whose finalizer's controller no
+// longer runs (it is gated too) would otherwise stay stored, terminating,
+// for ever. It implements neither rest.Creater nor any subresource, so the
+// API installer registers no route that creates an object or writes a
+// status.
 type ReadDelete struct {
 	// meta answers what needs no storage: types, scope, names, tables.
 	meta *genericregistry.Store
@@ -65,6 +72,8 @@ var (
 	_ rest.Watcher              = &ReadDelete{}
 	_ rest.GracefulDeleter      = &ReadDelete{}
 	_ rest.CollectionDeleter    = &ReadDelete{}
+	_ rest.Updater              = &ReadDelete{}
+	_ rest.Patcher              = &ReadDelete{}
 )
 
 func (r *ReadDelete) store() (*genericregistry.Store, error) {
@@ -140,4 +149,86 @@ func (r *ReadDelete) DeleteCollection(ctx context.Context, deleteValidation rest
 		return nil, err
 	}
 	return s.DeleteCollection(ctx, deleteValidation, options, listOptions)
+}
+
+// Update updates one object if the update only removes finalizers from
+// it; any other change is refused with 405 Method Not Allowed and the
+// reason. It never creates an object.
+func (r *ReadDelete) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, _ rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	s, err := r.store()
+	if err != nil {
+		return nil, false, err
+	}
+	refuse := func(context.Context, runtime.Object) error {
+		return r.refusal(ctx, name, "it would create an object")
+	}
+	return s.Update(ctx, name, &finalizersOnly{UpdatedObjectInfo: objInfo, refuse: func(why string) error { return r.refusal(ctx, name, why) }},
+		refuse, updateValidation, false, options)
+}
+
+// refusal is the error of an update that does more than remove
+// finalizers: the handler's refusal of the request, if it put one in ctx,
+// with the reason appended.
+func (r *ReadDelete) refusal(ctx context.Context, name, why string) error {
+	gr := r.meta.DefaultQualifiedResource
+	msg := fmt.Sprintf("%s: update is not allowed: the resource is served only to read and delete the objects stored while its Feature was on", gr.String())
+	if base, ok := ctx.Value(refusalKey{}).(string); ok {
+		msg = base
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusMethodNotAllowed,
+		Reason:  metav1.StatusReasonMethodNotAllowed,
+		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name},
+		Message: msg + "; an update or patch may only remove finalizers (" + why + ")",
+	}}
+}
+
+// refusalKey keys, in a request's context, the message the handler refuses
+// a write with.
+type refusalKey struct{}
+
+// finalizersOnly is an update's new object, refused unless it differs from
+// the stored one only by finalizers it no longer lists.
+type finalizersOnly struct {
+	rest.UpdatedObjectInfo
+	refuse func(why string) error
+}
+
+// UpdatedObject returns the new object if all it changes is to remove
+// finalizers.
+func (f *finalizersOnly) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	obj, err := f.UpdatedObjectInfo.UpdatedObject(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	oldMeta, err := meta.Accessor(old)
+	if err != nil {
+		return nil, err
+	}
+	newMeta, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	for _, fin := range newMeta.GetFinalizers() {
+		if !slices.Contains(oldMeta.GetFinalizers(), fin) {
+			return nil, f.refuse("it adds finalizer " + fin)
+		}
+	}
+	if !equality.Semantic.DeepEqual(withoutWrittenMeta(old), withoutWrittenMeta(obj)) {
+		return nil, f.refuse("it changes more than metadata.finalizers")
+	}
+	return obj, nil
+}
+
+// withoutWrittenMeta returns a copy of obj without its finalizers and the
+// metadata every write sets (resourceVersion, managedFields).
+func withoutWrittenMeta(obj runtime.Object) runtime.Object {
+	c := obj.DeepCopyObject()
+	if m, err := meta.Accessor(c); err == nil {
+		m.SetFinalizers(nil)
+		m.SetResourceVersion("")
+		m.SetManagedFields(nil)
+	}
+	return c
 }

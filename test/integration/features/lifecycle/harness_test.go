@@ -615,6 +615,18 @@ func deleteWhatIsAskedFor(t *testing.T, dyn dynamic.Interface, mapper meta.RESTM
 		err := client.Delete(context.Background(), n, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0)), PropagationPolicy: &background})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting %s %s/%s as task %s asks: %v", resource, ns, n, active.Name, err)
+			continue
+		}
+		// A finalizer whose controller does not run (it is gated too, as
+		// PodGroups' protection) holds the object terminating: remove it,
+		// as an admin would (the only write served while TurningOff for
+		// a resource served only with the gate).
+		obj, err := client.Get(context.Background(), n, metav1.GetOptions{})
+		if err != nil || obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) == 0 {
+			continue
+		}
+		if _, err := client.Patch(context.Background(), n, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("removing the finalizers %v of %s %s/%s, deleted as task %s asks: %v", obj.GetFinalizers(), resource, ns, n, active.Name, err)
 		}
 	}
 }

@@ -146,19 +146,55 @@ func Prepare(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResour
 	if r.Store.CreateStrategy.NamespaceScoped() {
 		ns = objMeta.GetNamespace()
 	}
+	ctx := requestContext(r, "create", ns, objMeta.GetName())
+	return internal, r.GroupResource, rest.BeforeCreate(r.Store.CreateStrategy, ctx, internal)
+}
+
+// PrepareUpdate runs what kube-apiserver does to store updated, an
+// internal object, in place of old, the stored one, under the process's
+// feature gates as they are now: its resource's upstream update strategy
+// (PrepareForUpdate and validation), without admission. It returns
+// validation's refusal, or nil.
+func PrepareUpdate(old, updated runtime.Object) error {
+	kinds, _, err := legacyscheme.Scheme.ObjectKinds(old)
+	if err != nil {
+		return err
+	}
+	all, err := stores()
+	if err != nil {
+		return err
+	}
+	r, ok := all[kinds[0].GroupKind()]
+	if !ok {
+		return fmt.Errorf("kind %s: kube-apiserver serves it with no registry store", kinds[0].GroupKind())
+	}
+	objMeta, err := meta.Accessor(updated)
+	if err != nil {
+		return err
+	}
+	ns := ""
+	if r.Store.UpdateStrategy.NamespaceScoped() {
+		ns = objMeta.GetNamespace()
+	}
+	ctx := requestContext(r, "update", ns, objMeta.GetName())
+	return rest.BeforeUpdate(r.Store.UpdateStrategy, ctx, updated, old)
+}
+
+// requestContext is the context of a request by a cluster admin to verb
+// an object of r.
+func requestContext(r upstreamstores.Resource, verb, ns, name string) context.Context {
 	ctx := genericapirequest.WithNamespace(context.Background(), ns)
 	ctx = genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: "lifecycle-fixtures", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}})
-	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
 		IsResourceRequest: true,
-		Verb:              "create",
+		Verb:              verb,
 		APIPrefix:         apiPrefix(r.GroupResource.Group),
 		APIGroup:          r.Version.Group,
 		APIVersion:        r.Version.Version,
 		Resource:          r.GroupResource.Resource,
 		Namespace:         ns,
-		Name:              objMeta.GetName(),
+		Name:              name,
 	})
-	return internal, r.GroupResource, rest.BeforeCreate(r.Store.CreateStrategy, ctx, internal)
 }
 
 func apiPrefix(group string) string {
