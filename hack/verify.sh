@@ -27,6 +27,9 @@ hack/verify-gate-inventory.sh
 echo "+++ lifecycle fixtures"
 hack/verify-lifecycle-fixtures.sh
 
+echo "+++ version changes"
+hack/verify-version-changes.sh
+
 echo "+++ codegen"
 hack/verify-codegen.sh
 

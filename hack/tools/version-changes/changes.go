@@ -1,0 +1,239 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	"k8s.io/apiserver/pkg/server/resourceconfig"
+	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/kubeapiserver"
+	"sigs.k8s.io/yaml"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/featureflags/pkg/features"
+	"k8s.io/featureflags/pkg/features/inventory"
+)
+
+// emulatable is how many minor versions below its own a binary can
+// emulate (KEP-4330: n-3).
+const emulatable = 3
+
+// stageAt is a gate's default and stage at one version.
+type stageAt struct {
+	Default    bool   `json:"default"`
+	PreRelease string `json:"preRelease"`
+}
+
+// specAt returns the spec of specs (sorted by ascending version) that
+// applies at v: the last one introduced at or before v; false when the gate
+// does not exist yet at v.
+func specAt(specs featuregate.VersionedSpecs, v *version.Version) (stageAt, bool) {
+	var out stageAt
+	found := false
+	for _, s := range specs {
+		if s.Version == nil || s.Version.GreaterThan(v) {
+			continue
+		}
+		out = stageAt{Default: s.Default, PreRelease: stageName(s)}
+		found = true
+	}
+	return out, found
+}
+
+// stageName names a stage as the Feature API does (Alpha, Beta, GA,
+// Deprecated).
+func stageName(s featuregate.FeatureSpec) string {
+	switch s.PreRelease {
+	case featuregate.Alpha:
+		return "Alpha"
+	case featuregate.Beta:
+		return "Beta"
+	case featuregate.GA:
+		return "GA"
+	case featuregate.Deprecated:
+		return "Deprecated"
+	case featuregate.PreAlpha:
+		return "PreAlpha"
+	}
+	return string(s.PreRelease)
+}
+
+// generate computes the file.
+func generate() ([]byte, error) {
+	binary := utilfeature.DefaultMutableFeatureGate.EmulationVersion()
+	var versions []*version.Version
+	for i := emulatable; i >= 0; i-- {
+		versions = append(versions, version.MajorMinor(binary.Major(), binary.Minor()-uint(i)))
+	}
+	registry := features.Registry()
+
+	file := inventory.VersionChanges{
+		BinaryVersion: fmt.Sprintf("%d.%d", binary.Major(), binary.Minor()),
+		Rule:          "min-compatibility version = emulation version - 1",
+	}
+	for _, v := range versions {
+		file.Versions = append(file.Versions, fmt.Sprintf("%d.%d", v.Major(), v.Minor()))
+	}
+
+	// Gates.
+	all := utilfeature.DefaultMutableFeatureGate.GetAllVersioned()
+	gates := slices.Sorted(maps.Keys(all))
+	storage, err := storageVersions(versions)
+	if err != nil {
+		return nil, err
+	}
+	for i := 1; i < len(versions); i++ {
+		from, to := versions[i-1], versions[i]
+		step := inventory.VersionStep{From: file.Versions[i-1], To: file.Versions[i]}
+		for _, g := range gates {
+			if g == "AllAlpha" || g == "AllBeta" {
+				continue
+			}
+			specs := slices.Clone(all[g])
+			slices.SortStableFunc(specs, func(a, b featuregate.FeatureSpec) int {
+				switch {
+				case a.Version.LessThan(b.Version):
+					return -1
+				case b.Version.LessThan(a.Version):
+					return 1
+				}
+				return 0
+			})
+			a, okA := specAt(specs, from)
+			b, okB := specAt(specs, to)
+			if okA == okB && a == b {
+				continue
+			}
+			change := inventory.GateChange{Gate: string(g)}
+			if okA {
+				change.From = &inventory.GateStage{Default: a.Default, PreRelease: a.PreRelease}
+			}
+			if okB {
+				change.To = &inventory.GateStage{Default: b.Default, PreRelease: b.PreRelease}
+			}
+			change.Lifecycle = lifecycleKind(registry, g)
+			step.Gates = append(step.Gates, change)
+		}
+		for _, gr := range slices.SortedFunc(maps.Keys(storage[i]), compareGR) {
+			if old, ok := storage[i-1][gr]; ok && old != storage[i][gr] {
+				step.StorageVersions = append(step.StorageVersions, inventory.StorageVersionChange{
+					Resource: gr.String(), From: old.Version, To: storage[i][gr].Version,
+				})
+			}
+		}
+		file.Steps = append(file.Steps, step)
+	}
+	data, err := yaml.Marshal(file)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	gateChanges, storageChanges := 0, 0
+	for _, s := range file.Steps {
+		gateChanges += len(s.Gates)
+		storageChanges += len(s.StorageVersions)
+	}
+	fmt.Fprintf(&b, `# Code generated by hack/tools/version-changes. DO NOT EDIT.
+# Regenerate with hack/update-version-changes.sh; hack/verify-version-changes.sh
+# fails when this file is stale.
+#
+# What changes between each pair of consecutive versions kube-apiserver %s
+# can emulate (--emulated-version), from upstream's own code:
+# - gates: every kube-apiserver gate whose default or stage differs (from is
+#   absent for a gate that does not exist yet at the lower version), from the
+#   versioned gate specs kube-apiserver registers, with the kind of lifecycle
+#   registration it has here (explicit, derived from the gate inventory, or
+#   none: it only waits for uses);
+# - storageVersions: every resource whose storage version differs, from
+#   upstream's storage factory configuration built for each emulation version
+#   (kubeapiserver.NewStorageFactoryConfigEffectiveVersion, with the
+#   min-compatibility version one below the emulation version, as
+#   kube-apiserver defaults it), for every resource served with a registry
+#   store.
+#
+# Gate changes: %d; storage version changes: %d.
+`, file.BinaryVersion, gateChanges, storageChanges)
+	b.Write(data)
+	return b.Bytes(), nil
+}
+
+// lifecycleKind says how g is registered in the lifecycle registry.
+func lifecycleKind(registry map[featuregate.Feature]features.Lifecycle, g featuregate.Feature) string {
+	if _, ok := features.Lifecycles[g]; ok {
+		return "explicit"
+	}
+	if _, ok := registry[g]; ok {
+		return "derived"
+	}
+	return "none"
+}
+
+// storageVersions returns, for each version, the storage version of every
+// resource served with a registry store, as kube-apiserver emulating it
+// stores it.
+func storageVersions(versions []*version.Version) ([]map[schema.GroupResource]schema.GroupVersion, error) {
+	cfg := upstreamstores.Config{Gated: true, Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer()}
+	ps, err := upstreamstores.Providers(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rs, _, err := upstreamstores.BuildAll(ps, upstreamstores.NoStorage{}, cfg)
+	if err != nil {
+		return nil, err
+	}
+	binary := utilfeature.DefaultMutableFeatureGate.EmulationVersion()
+	var out []map[schema.GroupResource]schema.GroupVersion
+	for _, v := range versions {
+		ev := basecompatibility.NewEffectiveVersion(version.MajorMinor(binary.Major(), binary.Minor()), false, version.MajorMinor(1, 0), version.MajorMinor(1, 0))
+		ev.SetEmulationVersion(v)
+		ev.SetMinCompatibilityVersion(version.MajorMinor(v.Major(), v.Minor()-1))
+		sfc := kubeapiserver.NewStorageFactoryConfigEffectiveVersion(ev)
+		encoding := resourceconfig.MergeResourceEncodingConfigs(sfc.DefaultResourceEncoding, sfc.ResourceEncodingOverrides)
+		m := map[schema.GroupResource]schema.GroupVersion{}
+		for _, r := range rs {
+			gv, err := storageVersion(encoding, r)
+			if err != nil {
+				return nil, fmt.Errorf("%s at %s: %w", r.GroupResource, v, err)
+			}
+			m[r.GroupResource] = gv
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// storageVersion is the version r's objects are stored in under encoding.
+func storageVersion(encoding *serverstorage.DefaultResourceEncodingConfig, r upstreamstores.Resource) (schema.GroupVersion, error) {
+	if !legacyscheme.Scheme.IsGroupRegistered(r.Group) {
+		return schema.GroupVersion{}, fmt.Errorf("group %q is not registered", r.Group)
+	}
+	return encoding.BackwardCompatibileStorageEncodingFor(r.GroupResource, r.Store.New())
+}
+
+func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }
