@@ -28,7 +28,7 @@ INTEGRATION_PKGS := ./test/integration/...
 all: build
 
 # Our binaries, built in one go build (Go decides what is stale, cheaply).
-COMMANDS := kube-apiserver kube-controller-manager kube-scheduler kubelet
+COMMANDS := kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl-features
 
 build:
 	@mkdir -p $(BIN)

@@ -1,0 +1,300 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package versioncheck tells whether it is safe to move the cluster's
+// kube-apiservers to another emulation version (an upgrade finished by
+// raising it, a rollback by lowering it), from the Features the cluster
+// serves and what changes between versions (the generated
+// inventory.VersionChanges): the blockers, each with what to do, and what
+// the move will change. kubectl-features check prints it.
+package versioncheck
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+
+	"k8s.io/featureflags/pkg/features/inventory"
+)
+
+// Finding is one thing the move is blocked by or will do.
+type Finding struct {
+	// Gate is the gate concerned; empty for a resource.
+	Gate string
+	// Resource is the group-resource concerned, for a storage version.
+	Resource string
+	// Reason is a CamelCase word, as conditions have.
+	Reason string
+	// Message says what it is and what to do.
+	Message string
+}
+
+// Report is the answer for one move.
+type Report struct {
+	// From is the cluster's emulation version now (the lowest among the
+	// Features' status.version), To the target.
+	From, To string
+	// Blockers must be dealt with before the move.
+	Blockers []Finding
+	// Changes are what the move will do, for information.
+	Changes []Finding
+}
+
+// Safe reports whether nothing blocks the move.
+func (r *Report) Safe() bool { return len(r.Blockers) == 0 }
+
+// Check computes the report of moving to the emulation version to, given
+// the Features of the cluster (kube-system) and the version changes of the
+// binary.
+//
+// targetGates are the --feature-gates the kube-apiservers will run with at
+// to, as far as the caller knows (nil: none given); a gate set on the
+// command line now (its Feature's state is not its default) is assumed to
+// stay set.
+func Check(features []featuresv1alpha1.Feature, vc *inventory.VersionChanges, to string, targetGates map[string]bool) (*Report, error) {
+	if !slices.Contains(vc.Versions, to) {
+		return nil, fmt.Errorf("--to-version %s: kube-apiserver %s can emulate %s", to, vc.BinaryVersion, strings.Join(vc.Versions, ", "))
+	}
+	from := ""
+	for _, f := range features {
+		if v := f.Status.Version; v != "" && (from == "" || less(v, from)) {
+			from = v
+		}
+	}
+	if from == "" {
+		return nil, fmt.Errorf("no Feature reports its version yet: is the feature lifecycle running (FeatureLifecycle=true)?")
+	}
+	if !slices.Contains(vc.Versions, from) {
+		return nil, fmt.Errorf("the cluster is at emulation version %s, which kube-apiserver %s does not emulate (%s)", from, vc.BinaryVersion, strings.Join(vc.Versions, ", "))
+	}
+	r := &Report{From: from, To: to}
+	byGate := map[string]*featuresv1alpha1.Feature{}
+	for i := range features {
+		byGate[features[i].Spec.Gate] = &features[i]
+	}
+
+	// Features that are not settled.
+	for _, f := range sortedFeatures(features) {
+		switch f.Status.State {
+		case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
+			r.Blockers = append(r.Blockers, Finding{Gate: f.Spec.Gate, Reason: "InTransition",
+				Message: fmt.Sprintf("%s is %s (%s): wait until it is %s", f.Spec.Gate, f.Status.State, activeTask(f), settled(f.Status.State))})
+		}
+		if c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed); c != nil && c.Status == metav1.ConditionFalse {
+			r.Blockers = append(r.Blockers, Finding{Gate: f.Spec.Gate, Reason: "ApiserversDisagree",
+				Message: fmt.Sprintf("the kube-apiservers disagree on %s (%s): finish the rolling change first", f.Spec.Gate, c.Message)})
+		}
+	}
+
+	// Gates whose default or existence differs between from and to, and
+	// gates the target's --feature-gates set.
+	start, end := stageAt(vc, from), stageAt(vc, to)
+	mentioned := map[string]bool{}
+	registered := map[string]string{} // gate -> lifecycle registration
+	for _, st := range vc.Steps {
+		for _, g := range st.Gates {
+			mentioned[g.Gate] = true
+			registered[g.Gate] = g.Lifecycle
+		}
+	}
+	for _, gate := range sortedKeys(start, end, targetGates) {
+		a, inA := start[gate]
+		b, inB := end[gate]
+		if !mentioned[gate] {
+			// The same at every version: it exists wherever its Feature does.
+			inA, inB = true, true
+		}
+		flag, flagged := targetGates[gate]
+		if inA && inB && (a == nil || *a == *b) && !flagged {
+			continue
+		}
+		f := byGate[gate]
+		if f == nil {
+			continue // not a gate of this cluster's kube-apiservers
+		}
+		cur := f.Status.State == featuresv1alpha1.FeatureStateOn
+		// The value at the target: what its --feature-gates say, else the
+		// value set on the command line now (a Feature whose state is not
+		// its default) if the gate can still be set, else the default.
+		tgt, why := false, ""
+		switch {
+		case !inB:
+			why = "does not exist at " + to
+		case flagged:
+			tgt, why = flag, fmt.Sprintf("is set to %t by the target's --feature-gates", flag)
+		case a != nil && cur != a.Default && b.PreRelease != "GA":
+			tgt, why = cur, "is set on the command line now, and the same setting is assumed at "+to
+		case b != nil:
+			tgt, why = b.Default, fmt.Sprintf("is %s and %s by default at %s", b.PreRelease, onOff(b.Default), to)
+		default:
+			tgt, why = cur, "does not change"
+		}
+		switch {
+		case flagged && !inB:
+			r.Blockers = append(r.Blockers, Finding{Gate: gate, Reason: "GateMissingAtTarget",
+				Message: fmt.Sprintf("--feature-gates sets %s, which does not exist at %s: kube-apiserver %s would refuse to start; remove it", gate, to, to)})
+		case cur && !tgt && !inB:
+			r.Blockers = append(r.Blockers, Finding{Gate: gate, Reason: "GateMissingAtTarget",
+				Message: fmt.Sprintf("%s is on and does not exist at %s: turn it off (--feature-gates=%s=false) and wait for its Feature to be Off before moving to %s", gate, to, gate, to)})
+		case cur && !tgt:
+			keep := fmt.Sprintf("or keep it on at %s with --feature-gates=%s=true (and pass it to this check)", to, gate)
+			if b != nil && b.PreRelease == "Alpha" {
+				keep = fmt.Sprintf("or keep it on at %s with --feature-gates=%s=true, where it is alpha (and pass it to this check)", to, gate)
+			}
+			if f.Status.LockToDefault {
+				r.Blockers = append(r.Blockers, Finding{Gate: gate, Reason: "TurnsOffAtTarget",
+					Message: fmt.Sprintf("%s is locked on now and %s: keep it on at %s with --feature-gates=%s=true (and pass it to this check); turning it off there leaves what it stored unserved", gate, why, to, gate)})
+				continue
+			}
+			tasks := "its tasks clear or wait for what it left in storage"
+			if registered[gate] == "none" {
+				tasks = "it only waits until no component uses it"
+			}
+			r.Blockers = append(r.Blockers, Finding{Gate: gate, Reason: "TurnsOffAtTarget",
+				Message: fmt.Sprintf("%s is on and %s: turn it off and wait for its Feature to be Off (%s) before moving to %s, %s", gate, why, tasks, to, keep)})
+		case !cur && tgt:
+			r.Changes = append(r.Changes, Finding{Gate: gate, Reason: "TurnsOnAtTarget",
+				Message: fmt.Sprintf("%s is off and %s: it turns on (TurningOn, then On)", gate, why)})
+		case a != nil && b != nil && a.PreRelease != b.PreRelease:
+			r.Changes = append(r.Changes, Finding{Gate: gate, Reason: "StageChanges",
+				Message: fmt.Sprintf("%s goes from %s to %s", gate, a.PreRelease, b.PreRelease)})
+		}
+	}
+
+	// Storage versions.
+	for _, s := range between(vc, from, to) {
+		for _, c := range s.StorageVersions {
+			old, now, at := c.From, c.To, s.To
+			if less(to, from) {
+				old, now, at = now, old, s.From
+			}
+			r.Changes = append(r.Changes, Finding{Resource: c.Resource, Reason: "StorageVersionChanges",
+				Message: fmt.Sprintf("at %s, %s is stored at %s instead of %s; objects written before stay at %s until rewritten", at, c.Resource, now, old, old)})
+		}
+	}
+	return r, nil
+}
+
+// stageAt returns every gate's default and stage at version v, walking the
+// steps from the first version; a gate absent is not in the map.
+func stageAt(vc *inventory.VersionChanges, v string) map[string]*inventory.GateStage {
+	out := map[string]*inventory.GateStage{}
+	// Gates the steps never mention keep one stage at every version: they
+	// are not in the map and never differ.
+	for _, s := range vc.Steps {
+		for _, g := range s.Gates {
+			if _, seen := out[g.Gate]; !seen {
+				out[g.Gate] = g.From
+			}
+		}
+	}
+	for _, s := range vc.Steps {
+		if less(v, s.To) {
+			break
+		}
+		for _, g := range s.Gates {
+			out[g.Gate] = g.To
+		}
+	}
+	for g, st := range out {
+		if st == nil {
+			delete(out, g)
+		}
+	}
+	return out
+}
+
+// between returns the steps crossed moving from a to b, either way.
+func between(vc *inventory.VersionChanges, a, b string) []inventory.VersionStep {
+	lo, hi := a, b
+	if less(b, a) {
+		lo, hi = b, a
+	}
+	var out []inventory.VersionStep
+	for _, s := range vc.Steps {
+		if !less(s.From, lo) && !less(hi, s.To) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sortedKeys returns the gates of a, b and c, sorted.
+func sortedKeys(a, b map[string]*inventory.GateStage, c map[string]bool) []string {
+	var out []string
+	for g := range a {
+		out = append(out, g)
+	}
+	for g := range b {
+		out = append(out, g)
+	}
+	for g := range c {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+func sortedFeatures(fs []featuresv1alpha1.Feature) []featuresv1alpha1.Feature {
+	out := slices.Clone(fs)
+	slices.SortFunc(out, func(a, b featuresv1alpha1.Feature) int { return cmp.Compare(a.Spec.Gate, b.Spec.Gate) })
+	return out
+}
+
+func activeTask(f featuresv1alpha1.Feature) string {
+	if len(f.Status.Tasks) == 0 {
+		return "no task left"
+	}
+	t := f.Status.Tasks[0]
+	if t.Message != "" {
+		return "task " + t.Name + ": " + t.Message
+	}
+	return "task " + t.Name
+}
+
+func settled(s featuresv1alpha1.FeatureState) featuresv1alpha1.FeatureState {
+	if s == featuresv1alpha1.FeatureStateTurningOn {
+		return featuresv1alpha1.FeatureStateOn
+	}
+	return featuresv1alpha1.FeatureStateOff
+}
+
+// less compares major.minor versions.
+func less(a, b string) bool {
+	am, an := parse(a)
+	bm, bn := parse(b)
+	return am < bm || am == bm && an < bn
+}
+
+func parse(v string) (int, int) {
+	major, minor, _ := strings.Cut(v, ".")
+	m, _ := strconv.Atoi(major)
+	n, _ := strconv.Atoi(minor)
+	return m, n
+}
