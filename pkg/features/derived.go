@@ -126,7 +126,11 @@ func Registry() map[featuregate.Feature]Lifecycle {
 // applied to all of them: upstream drops pod spec fields with one function
 // for pods and every template, and the fuzzers do not pick every one-of
 // choice for every resource. Paths the strategy only changes (derived
-// values) are never cleared.
+// values) are never cleared. A path the strategy drops only for some of
+// its values (the inventory's keeps: an init container's restartPolicy but
+// Always) is neither cleared nor waited for where it holds a kept value;
+// a pod spec path keeps the values any resource keeps (one function drops
+// them for all).
 var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) {
 	inv, err := inventory.Load()
 	if err != nil {
@@ -156,21 +160,29 @@ var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) 
 // derive builds one gate's lifecycle (see Derived).
 func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) (Lifecycle, error) {
 	var (
+		fp       = inv.Gates[gate]
 		podSpec  = map[string]fieldpath.Path{}                 // relative to a pod spec
 		own      = map[schema.GroupResource][]fieldpath.Path{} // other paths
 		lc       Lifecycle
-		paths    = inv.Gates[gate].FieldPaths()
+		paths    = fp.FieldPaths()
 		resource = slices.SortedFunc(maps.Keys(paths), compareGR)
+		// keeps are the kept values of a path, by resource and path.
+		keeps   = map[schema.GroupResource]map[string][]string{}
+		relKeep = map[string][]string{} // of pod spec paths
 	)
 	for _, gr := range resource {
+		keeps[gr] = map[string][]string{}
 		for _, p := range leaves(paths[gr]) {
+			kept := fp.KeptValues(gr, p.String())
 			if prefix, ok := templates[gr]; ok {
 				if rel, ok := p.TrimPrefix(prefix); ok {
 					podSpec[rel.String()] = rel
+					relKeep[rel.String()] = union(relKeep[rel.String()], kept)
 					continue
 				}
 			}
 			own[gr] = append(own[gr], p)
+			keeps[gr][p.String()] = kept
 		}
 	}
 	rel := make([]fieldpath.Path, 0, len(podSpec))
@@ -186,8 +198,13 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	}
 	if len(rel) > 0 {
 		for gr, prefix := range templates {
+			if keeps[gr] == nil {
+				keeps[gr] = map[string][]string{}
+			}
 			for _, r := range rel {
-				holds[gr] = append(holds[gr], prefix.Join(r))
+				p := prefix.Join(r)
+				holds[gr] = append(holds[gr], p)
+				keeps[gr][p.String()] = relKeep[r.String()]
 			}
 		}
 	}
@@ -199,12 +216,12 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		if immutable[gr] {
 			continue
 		}
-		c, err := pathClearer(inv, gr, own[gr])
+		c, err := pathClearer(inv, gr, own[gr], keeps[gr])
 		if err != nil {
 			return lc, err
 		}
 		clear = append(clear, c)
-		cleared = append(cleared, fmt.Sprintf("%s of %s", joinPaths(own[gr]), gr.String()))
+		cleared = append(cleared, fmt.Sprintf("%s of %s", describePaths(own[gr], keeps[gr]), gr.String()))
 	}
 	if len(clear) > 0 {
 		lc.OnDisable = append(lc.OnDisable, tasks.ClearFieldsOf(DerivedClearFieldsTask,
@@ -222,15 +239,19 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			for i, r := range rel {
 				ps[i] = templates[gr].Join(r)
 			}
-			c, err := pathClearer(inv, gr, ps)
+			c, err := pathClearer(inv, gr, ps, keeps[gr])
 			if err != nil {
 				return lc, err
 			}
 			targets = append(targets, c)
 		}
 		if len(targets) > 0 {
+			specKeep := map[string][]string{}
+			for i, p := range podSpecPaths(rel) {
+				specKeep[p.String()] = relKeep[rel[i].String()]
+			}
 			lc.OnDisable = append(lc.OnDisable, tasks.OptIn(tasks.ClearFieldsOf(DerivedClearTemplatesTask,
-				shorten(fmt.Sprintf("Clear %s of pod specs from the pod template of every workload (but Jobs); this rolls out new pods.", joinPaths(podSpecPaths(rel)))), targets)))
+				shorten(fmt.Sprintf("Clear %s of pod specs from the pod template of every workload (but Jobs); this rolls out new pods.", describePaths(podSpecPaths(rel), specKeep))), targets)))
 		}
 	}
 
@@ -253,13 +274,13 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		if len(ps) == 0 {
 			continue
 		}
-		uses, err := pathHolder(inv, w.gr, ps)
+		uses, err := pathHolder(inv, w.gr, ps, keeps[w.gr])
 		if err != nil {
 			return lc, err
 		}
 		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(w.name,
-			shorten(fmt.Sprintf("Wait until no %s sets %s; delete those %s to go on.", singular(w.gr), joinPaths(ps), w.gr.Resource)),
-			w.gr, shorten(joinPaths(ps)), uses))
+			shorten(fmt.Sprintf("Wait until no %s sets %s; delete those %s to go on.", singular(w.gr), describePaths(ps, keeps[w.gr]), w.gr.Resource)),
+			w.gr, shorten(describePaths(ps, keeps[w.gr])), uses))
 	}
 
 	// 4. Resources served only with the gate.
@@ -311,12 +332,14 @@ func leaves(paths []fieldpath.Path) []fieldpath.Path {
 }
 
 // pathClearer returns a FieldClearer that clears paths (written in the
-// version the inventory compared gr in) from internal objects of gr.
-func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path) (tasks.FieldClearer, error) {
+// version the inventory compared gr in) from internal objects of gr, but
+// where a path holds one of its values in keep (by path).
+func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return tasks.FieldClearer{}, err
 	}
+	keeps := keepFuncs(paths, keep)
 	return tasks.FieldClearer{Resource: gr, Clear: func(obj runtime.Object) bool {
 		u, err := toUnstructured(obj, gv)
 		if err != nil {
@@ -324,8 +347,8 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 			return false
 		}
 		changed := false
-		for _, p := range paths {
-			if p.Clear(u) {
+		for i, p := range paths {
+			if p.ClearUnless(u, keeps[i]) {
 				changed = true
 			}
 		}
@@ -341,12 +364,14 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 }
 
 // pathHolder returns whether an object of gr (internal, or versioned and
-// then converted) sets any of paths; an object of another kind sets none.
-func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path) (func(runtime.Object) bool, error) {
+// then converted) sets any of paths to a value not in keep (by path); an
+// object of another kind sets none.
+func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, err
 	}
+	keeps := keepFuncs(paths, keep)
 	example, err := migrator.NewObject(gr)
 	if err != nil {
 		return nil, err
@@ -373,13 +398,30 @@ func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []field
 			klog.ErrorS(err, "Reading an object for the fields of a gate", "resource", gr.String())
 			return true
 		}
-		for _, p := range paths {
-			if p.Has(u) {
+		for i, p := range paths {
+			if p.HasUnless(u, keeps[i]) {
 				return true
 			}
 		}
 		return false
 	}, nil
+}
+
+// keepFuncs returns, for each of paths, the function accepting its values
+// in keep (nil, accepting none, for a path without kept values).
+func keepFuncs(paths []fieldpath.Path, keep map[string][]string) []func(interface{}) bool {
+	out := make([]func(interface{}) bool, len(paths))
+	for i, p := range paths {
+		out[i] = fieldpath.KeepStrings(keep[p.String()])
+	}
+	return out
+}
+
+// union returns the values of a and b, sorted, without repeats.
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // toUnstructured converts an internal object to gv, as a map.
@@ -490,6 +532,19 @@ func podSpecPaths(rel []fieldpath.Path) []fieldpath.Path {
 		out[i] = spec.Join(r)
 	}
 	return out
+}
+
+// describePaths is joinPaths saying, after a path with kept values, which
+// values are left alone.
+func describePaths(ps []fieldpath.Path, keep map[string][]string) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+		if k := keep[p.String()]; len(k) > 0 {
+			s[i] += " (but " + strings.Join(k, ", ") + ")"
+		}
+	}
+	return strings.Join(s, ", ")
 }
 
 func joinPaths(ps []fieldpath.Path) string {

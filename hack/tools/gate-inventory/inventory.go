@@ -69,6 +69,9 @@ type footprint struct {
 	turnsOff []featuregate.Feature
 	// fields maps a resource to its dropped or changed field paths.
 	fields map[schema.GroupResource]map[string]Change
+	// keeps maps a resource and a dropped path to the values of it the
+	// strategy keeps with the gate off (findKeptValues).
+	keeps map[schema.GroupResource]map[string][]string
 }
 
 // sample is one fuzzed object of a resource and what PrepareForCreate made of
@@ -291,7 +294,12 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 			}
 		}
 	}
+	progress("trying the declared values of dropped fields")
+	if err := findKeptValues(inv, gs, samples, newConstantFinder(), note); err != nil {
+		return nil, err
+	}
 	inv.notes = slices.Sorted(maps.Keys(notes))
+	progress("done")
 	return inv, nil
 }
 

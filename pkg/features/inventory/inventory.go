@@ -80,6 +80,11 @@ type Footprint struct {
 	// Changed maps a resource to the paths its strategy sets to another
 	// value with the gate off: values it derives, never cleared.
 	Changed map[string][]string `json:"changed,omitempty"`
+	// Keeps maps a resource and one of its Fields to the values of that
+	// field the strategy keeps with the gate off: the field is dropped
+	// only when it holds another value (an init container's restartPolicy
+	// but Always).
+	Keeps map[string]map[string][]string `json:"keeps,omitempty"`
 }
 
 // Load returns the inventory, read once.
@@ -108,6 +113,16 @@ func Parse(data []byte) (*Inventory, error) {
 					if _, err := fieldpath.Parse(p); err != nil {
 						return nil, fmt.Errorf("gate inventory: gate %s, resource %s: %w", gate, r, err)
 					}
+				}
+			}
+		}
+		for r, paths := range fp.Keeps {
+			for p, values := range paths {
+				if !slices.Contains(fp.Fields[r], p) {
+					return nil, fmt.Errorf("gate inventory: gate %s, resource %s: kept values of %s, which is not among its fields", gate, r, p)
+				}
+				if len(values) == 0 {
+					return nil, fmt.Errorf("gate inventory: gate %s, resource %s: no kept values listed for %s", gate, r, p)
 				}
 			}
 		}
@@ -142,6 +157,12 @@ func (fp Footprint) FieldPaths() map[schema.GroupResource][]fieldpath.Path {
 		}
 	}
 	return out
+}
+
+// KeptValues returns the values of path, one of the Fields of gr, the
+// strategy keeps with the gate off (none when it drops every value).
+func (fp Footprint) KeptValues(gr schema.GroupResource, path string) []string {
+	return fp.Keeps[gr.String()][path]
 }
 
 // ServedOnlyWith returns the resources not served while gate is off.
