@@ -213,16 +213,7 @@ const maxValueTrials = 3
 func findKeptValues(inv *inventory, gs *gateSet, samples []*sample, consts *constantFinder, note func(string, ...interface{})) error {
 	// The smallest objects first: trying ~60 signal names on pod
 	// templates' stopSignal fields costs seconds on the largest.
-	samples = slices.Clone(samples)
-	size := map[*sample]int{}
-	for _, s := range samples {
-		data, err := json.Marshal(s.on)
-		if err != nil {
-			return err
-		}
-		size[s] = len(data)
-	}
-	slices.SortStableFunc(samples, func(a, b *sample) int { return size[a] - size[b] })
+	samples = bySize(samples)
 	for _, g := range slices.Sorted(maps.Keys(inv.footprints)) {
 		fp := inv.footprints[g]
 		type candidate struct {
@@ -288,6 +279,23 @@ func findKeptValues(inv *inventory, gs *gateSet, samples []*sample, consts *cons
 		}
 	}
 	return gs.setAllOn()
+}
+
+// bySize returns samples sorted by the size of their object prepared with
+// every gate on (in JSON), the smallest first.
+func bySize(samples []*sample) []*sample {
+	out := slices.Clone(samples)
+	size := make(map[*sample]int, len(out))
+	for _, s := range out {
+		data, err := json.Marshal(s.on)
+		if err != nil {
+			size[s] = 1 << 30 // last
+			continue
+		}
+		size[s] = len(data)
+	}
+	slices.SortStableFunc(out, func(a, b *sample) int { return size[a] - size[b] })
+	return out
 }
 
 // pathConstants returns the declared constants of the type of path in gr's

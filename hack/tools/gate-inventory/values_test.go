@@ -20,9 +20,11 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
 
@@ -70,11 +72,13 @@ func TestConstants(t *testing.T) {
 	}
 }
 
-// TestCommittedKeeps checks the committed inventory's kept values against
+// TestCommittedValues checks the committed inventory's kept values against
 // upstream's dropContainerRestartRules (pkg/api/pod/util.go), which drops an
 // init container's restartPolicy only when it is not Always and a regular
-// container's whatever its value.
-func TestCommittedKeeps(t *testing.T) {
+// container's whatever its value, and its refused values against
+// upstream's validation of tolerations (pkg/apis/core/validation: Gt and
+// Lt need TaintTolerationComparisonOperators).
+func TestCommittedValues(t *testing.T) {
 	data, err := os.ReadFile(committed)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +88,8 @@ func TestCommittedKeeps(t *testing.T) {
 			Fields map[string][]string            `json:"fields"`
 			Keeps  map[string]map[string][]string `json:"keeps"`
 		} `json:"gates"`
+		GatesWithValueFootprint int                                       `json:"gatesWithValueFootprint"`
+		RefusedValues           map[string]map[string]map[string][]string `json:"refusedValues"`
 	}
 	if err := yaml.Unmarshal(data, &inv); err != nil {
 		t.Fatal(err)
@@ -97,6 +103,26 @@ func TestCommittedKeeps(t *testing.T) {
 			t.Errorf("ContainerRestartRules keeps %v of %s's containers' restartPolicy, want none", got, r)
 		}
 	}
+	if inv.GatesWithValueFootprint != len(inv.RefusedValues) || inv.GatesWithValueFootprint == 0 {
+		t.Errorf("gatesWithValueFootprint is %d, %d gates listed", inv.GatesWithValueFootprint, len(inv.RefusedValues))
+	}
+	if got := inv.RefusedValues["TaintTolerationComparisonOperators"]["pods"]["spec.tolerations[*].operator"]; !slices.Equal(got, []string{"Gt", "Lt"}) {
+		t.Errorf("TaintTolerationComparisonOperators refuses %v of pods' tolerations' operator, want [Gt Lt]", got)
+	}
+	// A value the strategy drops is not listed again as refused.
+	for g, byRes := range inv.RefusedValues {
+		for r, paths := range byRes {
+			for p, values := range paths {
+				if fp, ok := inv.Gates[g]; ok && slices.Contains(fp.Fields[r], p) {
+					for _, v := range values {
+						if !slices.Contains(fp.Keeps[r][p], v) {
+							t.Errorf("%s: %s: %s=%s is both dropped and refused", g, r, p, v)
+						}
+					}
+				}
+			}
+		}
+	}
 	for g, fp := range inv.Gates {
 		for r, paths := range fp.Keeps {
 			for p := range paths {
@@ -104,6 +130,44 @@ func TestCommittedKeeps(t *testing.T) {
 					t.Errorf("%s: %s keeps values of %s, which is not among its fields", g, r, p)
 				}
 			}
+		}
+	}
+}
+
+func TestConstantPaths(t *testing.T) {
+	paths, err := constantPaths(reflect.TypeFor[corev1.Pod](), newConstantFinder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string][]string{
+		"spec.tolerations[*].operator":             {"Equal", "Exists", "Gt", "Lt"},
+		"spec.initContainers[*].restartPolicy":     {"Always", "Never", "OnFailure"},
+		"spec.securityContext.seLinuxChangePolicy": {"MountOption", "Recursive"},
+	} {
+		if got := paths[p]; !slices.Equal(got, want) {
+			t.Errorf("constantPaths(Pod)[%s] = %v, want %v", p, got, want)
+		}
+	}
+	for p := range paths {
+		if strings.HasPrefix(p, "metadata.") || strings.HasPrefix(p, "status.") || strings.HasSuffix(p, "]") {
+			t.Errorf("constantPaths(Pod) lists %s: metadata, status and list elements are left out", p)
+		}
+	}
+}
+
+func TestErrorsAt(t *testing.T) {
+	errs := field.ErrorList{
+		field.NotSupported(field.NewPath("spec", "tolerations").Index(2).Child("operator"), "Gt", []string{"Equal", "Exists"}),
+		field.Required(field.NewPath("spec", "nodeSelector").Key("a.b/c"), ""),
+	}
+	for path, want := range map[string]bool{
+		"spec.tolerations[*].operator": true,
+		"spec.tolerations[*]":          false,
+		"spec.tolerations[*].effect":   false,
+		"spec.nodeSelector[*]":         true,
+	} {
+		if got := errorsAt(errs, path); got != want {
+			t.Errorf("errorsAt(%s) = %v, want %v", path, got, want)
 		}
 	}
 }
