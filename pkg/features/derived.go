@@ -65,6 +65,10 @@ const (
 	// for the objects of an immutable resource (other than Jobs and pods)
 	// that use what a gate guards.
 	derivedWaitForImmutablePrefix = "wait-for-unused-"
+	// derivedWaitForValuesSuffix ends the name of the task that waits for
+	// the objects of a resource that set a field to a value validation
+	// refuses with the gate off (wait-for-no-<resource>-values).
+	derivedWaitForValuesSuffix = "-values"
 )
 
 // maxDerivedDescription bounds a derived task's description: the API's
@@ -118,7 +122,11 @@ func Registry() map[featuregate.Feature]Lifecycle {
 //     wait-for-unused-<resource> likewise for the other immutable
 //     resources (ResourceClaims, ResourceClaimTemplates,
 //     ResourcePoolStatusRequests);
-//  4. delete-<resource> (opt-in) and wait-for-no-<resource>: deleting and
+//  4. wait-for-no-<resource>-values: WaitForAbsence of the objects of a
+//     resource that set a field to a value upstream's validation refuses
+//     with the gate off (the inventory's refusedValues), naming the field
+//     and the values;
+//  5. delete-<resource> (opt-in) and wait-for-no-<resource>: deleting and
 //     waiting for the objects of every resource served only while the
 //     gate is on (nobody can reach them through the API once it is off).
 //
@@ -144,6 +152,11 @@ var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) 
 	gates := slices.Sorted(maps.Keys(inv.Gates))
 	for _, g := range slices.Sorted(maps.Keys(inv.ResourcesServedOnlyWith)) {
 		if _, ok := inv.Gates[g]; !ok {
+			gates = append(gates, g)
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(inv.RefusedValues)) {
+		if !slices.Contains(gates, g) {
 			gates = append(gates, g)
 		}
 	}
@@ -283,7 +296,14 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			w.gr, shorten(describePaths(ps, keeps[w.gr])), uses))
 	}
 
-	// 4. Resources served only with the gate.
+	// 4. Values validation refuses with the gate off.
+	values, err := valueTasks(inv, templates, gate)
+	if err != nil {
+		return lc, err
+	}
+	lc.OnDisable = append(lc.OnDisable, values...)
+
+	// 5. Resources served only with the gate.
 	for _, gr := range inv.ServedOnlyWith(gate) {
 		if _, err := migrator.NewObject(gr); err != nil {
 			return lc, err
@@ -291,6 +311,83 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		lc.OnDisable = append(lc.OnDisable, servedOnlyWithTasks(gate, gr)...)
 	}
 	return lc, nil
+}
+
+// valueTasks are the tasks waiting for the objects that set a field to a
+// value validation refuses once gate is off, one per resource. As for
+// fields, a pod spec path found under one resource holding a pod spec is
+// applied to all of them, with the values found under any.
+func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+	refused := inv.Refused(gate)
+	if len(refused) == 0 {
+		return nil, nil
+	}
+	byRes := map[schema.GroupResource]map[string][]string{}
+	add := func(gr schema.GroupResource, p string, values []string) {
+		if byRes[gr] == nil {
+			byRes[gr] = map[string][]string{}
+		}
+		byRes[gr][p] = union(byRes[gr][p], values)
+	}
+	rel := map[string][]string{}
+	for gr, paths := range refused {
+		for p, values := range paths {
+			if prefix, ok := templates[gr]; ok {
+				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok {
+					rel[r.String()] = union(rel[r.String()], values)
+					continue
+				}
+			}
+			add(gr, p, values)
+		}
+	}
+	for gr, prefix := range templates {
+		for r, values := range rel {
+			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), values)
+		}
+	}
+	var out []tasks.Task
+	for _, gr := range slices.SortedFunc(maps.Keys(byRes), compareGR) {
+		var (
+			paths []fieldpath.Path
+			keeps []func(interface{}) bool
+			what  []string // "path V1 or V2", for the message
+			sets  []string // "path to V1 or V2", for the description
+		)
+		for _, p := range slices.Sorted(maps.Keys(byRes[gr])) {
+			values := byRes[gr][p]
+			paths = append(paths, fieldpath.MustParse(p)) // checked by inventory.Parse
+			keeps = append(keeps, allBut(values))
+			what = append(what, fmt.Sprintf("%s %s", p, strings.Join(values, " or ")))
+			sets = append(sets, fmt.Sprintf("%s to %s", p, strings.Join(values, " or ")))
+		}
+		uses, err := holder(inv, gr, paths, keeps)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tasks.WaitForAbsence(valuesTaskName(gr),
+			shorten(fmt.Sprintf("Wait until no %s sets %s: validation refuses these values once %s is Off. Change or delete those %s to go on.",
+				singular(gr), strings.Join(sets, "; "), gate, gr.Resource)),
+			gr, shorten(strings.Join(what, "; ")), uses))
+	}
+	return out, nil
+}
+
+// allBut returns a keep function accepting every value but the strings
+// values.
+func allBut(values []string) func(interface{}) bool {
+	refused := fieldpath.KeepStrings(values)
+	return func(v interface{}) bool { return !refused(v) }
+}
+
+// valuesTaskName names the task waiting for the objects of gr that set
+// refused values, a DNS label of at most 63 characters.
+func valuesTaskName(gr schema.GroupResource) string {
+	name := derivedWaitForResourcePrefix + strings.ReplaceAll(gr.String(), ".", "-")
+	if limit := 63 - len(derivedWaitForValuesSuffix); len(name) > limit {
+		name = strings.TrimRight(name[:limit], "-")
+	}
+	return name + derivedWaitForValuesSuffix
 }
 
 // servedOnlyWithTasks are the tasks of a resource served only while gate is
@@ -367,11 +464,18 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 // then converted) sets any of paths to a value not in keep (by path); an
 // object of another kind sets none.
 func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
+	return holder(inv, gr, paths, keepFuncs(paths, keep))
+}
+
+// holder returns whether an object of gr (internal, or versioned and then
+// converted) sets any of paths to a value the keep function of the path
+// (keeps[i], nil for none) does not accept; an object of another kind sets
+// none.
+func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (func(runtime.Object) bool, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, err
 	}
-	keeps := keepFuncs(paths, keep)
 	example, err := migrator.NewObject(gr)
 	if err != nil {
 		return nil, err

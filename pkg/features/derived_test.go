@@ -381,3 +381,50 @@ func TestDerivedKeepsSidecars(t *testing.T) {
 		t.Error("once cleared the pod holds nothing")
 	}
 }
+
+// TestDerivedRefusedValues follows TaintTolerationComparisonOperators,
+// whose only footprint is values validation refuses with it off (a
+// toleration's operator Gt or Lt): every resource holding a pod spec gets
+// a task waiting for the objects that set them, naming the field and the
+// values, and other values are no use of the gate.
+func TestDerivedRefusedValues(t *testing.T) {
+	lc := derivedOf(t, kubefeatures.TaintTolerationComparisonOperators)
+	for _, gr := range []schema.GroupResource{podResource, jobResource, apps.Resource("deployments"), api.Resource("podtemplates"), batch.Resource("cronjobs")} {
+		name := valuesTaskName(gr)
+		task := taskNamed(t, lc, name)
+		if d := task.Description(); !strings.Contains(d, "tolerations[*].operator to Gt or Lt") || !strings.Contains(d, string(kubefeatures.TaintTolerationComparisonOperators)) {
+			t.Errorf("%s: the description %q does not name the field, the values and the gate", name, d)
+		}
+		if got := inspector(t, lc, name).Resources(); !slices.Equal(got, []schema.GroupResource{gr}) {
+			t.Errorf("%s reads %v, want %s", name, got, gr)
+		}
+	}
+	pods := inspector(t, lc, valuesTaskName(podResource))
+	pod := func(op api.TolerationOperator, value string) *api.Pod {
+		return &api.Pod{Spec: api.PodSpec{Tolerations: []api.Toleration{{Key: "k", Operator: api.TolerationOpExists}, {Key: "k", Operator: op, Value: value, Effect: api.TaintEffectNoSchedule}}}}
+	}
+	if !pods.Holds(pod(api.TolerationOpGt, "42")) || !pods.Holds(pod(api.TolerationOpLt, "42")) {
+		t.Error("a pod tolerating with Gt or Lt holds TaintTolerationComparisonOperators")
+	}
+	if pods.Holds(pod(api.TolerationOpEqual, "42")) || pods.Holds(&api.Pod{}) {
+		t.Error("a pod tolerating with Equal and Exists holds nothing of TaintTolerationComparisonOperators")
+	}
+	deployments := inspector(t, lc, valuesTaskName(apps.Resource("deployments")))
+	d := &apps.Deployment{Spec: apps.DeploymentSpec{Template: api.PodTemplateSpec{Spec: pod(api.TolerationOpGt, "1").Spec}}}
+	if !deployments.Holds(d) || deployments.Holds(pod(api.TolerationOpGt, "1")) {
+		t.Error("the deployments task holds a Deployment whose template tolerates with Gt, and no pod")
+	}
+}
+
+func TestValuesTaskName(t *testing.T) {
+	for gr, want := range map[schema.GroupResource]string{
+		podResource:                   "wait-for-no-pods-values",
+		apps.Resource("statefulsets"): "wait-for-no-statefulsets-apps-values",
+		{Group: "a-very-long-group-name.example.com", Resource: "averyveryverylongresourcename"}: "wait-for-no-averyveryverylongresourcename-a-very-long-gr-values",
+	} {
+		got := valuesTaskName(gr)
+		if got != want || len(got) > 63 {
+			t.Errorf("valuesTaskName(%s) = %q (%d characters), want %q", gr, got, len(got), want)
+		}
+	}
+}
