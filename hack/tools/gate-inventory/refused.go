@@ -21,7 +21,9 @@ import (
 	"maps"
 	"reflect"
 	"regexp"
+	goruntime "runtime"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -179,13 +181,21 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 		if _, err := gs.setOff(g); err != nil {
 			return err
 		}
-		for _, t := range mine {
-			errs, err := validate(t.res, t.obj)
-			if err != nil {
-				note("%s: validating %s=%s with %s off: %v", t.res.GroupResource, t.path, t.value, g, err)
+		// Validation is safe to run concurrently (an apiserver does); the
+		// results are recorded in order.
+		refusedOff := make([]bool, len(mine))
+		errs := make([]error, len(mine))
+		parallel(len(mine), func(i int) {
+			var list field.ErrorList
+			list, errs[i] = validate(mine[i].res, mine[i].obj)
+			refusedOff[i] = errs[i] == nil && errorsAt(list, mine[i].path)
+		})
+		for i, t := range mine {
+			if errs[i] != nil {
+				note("%s: validating %s=%s with %s off: %v", t.res.GroupResource, t.path, t.value, g, errs[i])
 				continue
 			}
-			if !errorsAt(errs, t.path) {
+			if !refusedOff[i] {
 				continue
 			}
 			byRes := inv.refused[g]
@@ -200,6 +210,27 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 		}
 	}
 	return gs.setAllOn()
+}
+
+// parallel calls f(0) ... f(n-1) on GOMAXPROCS goroutines and returns
+// when all have returned.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(n, goruntime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // dropsValue reports whether fp (a gate's footprint, maybe nil) already
