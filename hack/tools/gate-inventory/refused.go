@@ -166,7 +166,11 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 			}
 		}
 	}
-	progress("validating %d objects with a declared value with each gate they read off", len(trials))
+	total := 0
+	for _, t := range trials {
+		total += len(t.reads)
+	}
+	progress("validating %d objects with a declared value with each gate they read off (%d validations)", len(trials), total)
 	inv.refused = map[featuregate.Feature]map[schema.GroupResource]map[string][]string{}
 	for _, g := range gs.changeable {
 		var mine []*valueTrial
