@@ -210,7 +210,9 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 			if byRes[t.res.GroupResource] == nil {
 				byRes[t.res.GroupResource] = map[string][]string{}
 			}
-			byRes[t.res.GroupResource][t.path] = append(byRes[t.res.GroupResource][t.path], t.value)
+			if !slices.Contains(byRes[t.res.GroupResource][t.path], t.value) {
+				byRes[t.res.GroupResource][t.path] = append(byRes[t.res.GroupResource][t.path], t.value)
+			}
 		}
 	}
 	return gs.setAllOn()
