@@ -65,6 +65,10 @@ const (
 	// for the objects of an immutable resource (other than Jobs and pods)
 	// that use what a gate guards.
 	derivedWaitForImmutablePrefix = "wait-for-unused-"
+	// derivedWaitForValuesSuffix ends the name of the task that waits for
+	// the objects of a resource that set a field to a value validation
+	// refuses with the gate off (wait-for-no-<resource>-values).
+	derivedWaitForValuesSuffix = "-values"
 )
 
 // maxRefusalQuote bounds how much of validation's answer a derived task's
@@ -122,7 +126,11 @@ func Registry() map[featuregate.Feature]Lifecycle {
 //     wait-for-unused-<resource> likewise for the other immutable
 //     resources (ResourceClaims, ResourceClaimTemplates,
 //     ResourcePoolStatusRequests);
-//  4. delete-<resource> (opt-in) and wait-for-no-<resource>: deleting and
+//  4. wait-for-no-<resource>-values: WaitForAbsence of the objects of a
+//     resource that set a field to a value upstream's validation refuses
+//     with the gate off (the inventory's refusedValues), naming the field
+//     and the values;
+//  5. delete-<resource> (opt-in) and wait-for-no-<resource>: deleting and
 //     waiting for the objects of every resource served only while the
 //     gate is on (nobody can reach them through the API once it is off).
 //
@@ -130,7 +138,11 @@ func Registry() map[featuregate.Feature]Lifecycle {
 // applied to all of them: upstream drops pod spec fields with one function
 // for pods and every template, and the fuzzers do not pick every one-of
 // choice for every resource. Paths the strategy only changes (derived
-// values) are never cleared.
+// values) are never cleared. A path the strategy drops only for some of
+// its values (the inventory's keeps: an init container's restartPolicy but
+// Always) is neither cleared nor waited for where it holds a kept value;
+// a pod spec path keeps the values any resource keeps (one function drops
+// them for all).
 //
 // A path whose clearing upstream refuses to store (inventory.RefusedRewrites:
 // an immutable field, a one-of left with no choice) is not cleared: objects
@@ -167,6 +179,11 @@ func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (m
 			gates = append(gates, g)
 		}
 	}
+	for _, g := range slices.Sorted(maps.Keys(inv.RefusedValues)) {
+		if !slices.Contains(gates, g) {
+			gates = append(gates, g)
+		}
+	}
 	for _, g := range gates {
 		lc, err := derive(inv, templates, refused.Refused(g), g)
 		if err != nil {
@@ -181,21 +198,29 @@ func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (m
 // resource, the paths whose clearing is refused, with why.
 func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, refused map[schema.GroupResource]map[string]string, gate string) (Lifecycle, error) {
 	var (
+		fp       = inv.Gates[gate]
 		podSpec  = map[string]fieldpath.Path{}                 // relative to a pod spec
 		own      = map[schema.GroupResource][]fieldpath.Path{} // other paths
 		lc       Lifecycle
-		paths    = inv.Gates[gate].FieldPaths()
+		paths    = fp.FieldPaths()
 		resource = slices.SortedFunc(maps.Keys(paths), compareGR)
+		// keeps are the kept values of a path, by resource and path.
+		keeps   = map[schema.GroupResource]map[string][]string{}
+		relKeep = map[string][]string{} // of pod spec paths
 	)
 	for _, gr := range resource {
+		keeps[gr] = map[string][]string{}
 		for _, p := range leaves(paths[gr]) {
+			kept := fp.KeptValues(gr, p.String())
 			if prefix, ok := templates[gr]; ok {
 				if rel, ok := p.TrimPrefix(prefix); ok {
 					podSpec[rel.String()] = rel
+					relKeep[rel.String()] = union(relKeep[rel.String()], kept)
 					continue
 				}
 			}
 			own[gr] = append(own[gr], p)
+			keeps[gr][p.String()] = kept
 		}
 	}
 	rel := make([]fieldpath.Path, 0, len(podSpec))
@@ -211,8 +236,13 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	}
 	if len(rel) > 0 {
 		for gr, prefix := range templates {
+			if keeps[gr] == nil {
+				keeps[gr] = map[string][]string{}
+			}
 			for _, r := range rel {
-				holds[gr] = append(holds[gr], prefix.Join(r))
+				p := prefix.Join(r)
+				holds[gr] = append(holds[gr], p)
+				keeps[gr][p.String()] = relKeep[r.String()]
 			}
 		}
 	}
@@ -225,12 +255,12 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		if immutable[gr] || len(ps) == 0 {
 			continue
 		}
-		c, err := pathClearer(inv, gr, ps)
+		c, err := pathClearer(inv, gr, ps, keeps[gr])
 		if err != nil {
 			return lc, err
 		}
 		clear = append(clear, c)
-		cleared = append(cleared, fmt.Sprintf("%s of %s", joinPaths(ps), gr.String()))
+		cleared = append(cleared, fmt.Sprintf("%s of %s", describePaths(ps, keeps[gr]), gr.String()))
 	}
 	if len(clear) > 0 {
 		lc.OnDisable = append(lc.OnDisable, tasks.ClearFieldsOf(DerivedClearFieldsTask,
@@ -251,15 +281,19 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			if ps = allowed(ps, refused[gr]); len(ps) == 0 {
 				continue
 			}
-			c, err := pathClearer(inv, gr, ps)
+			c, err := pathClearer(inv, gr, ps, keeps[gr])
 			if err != nil {
 				return lc, err
 			}
 			targets = append(targets, c)
 		}
 		if len(targets) > 0 {
+			specKeep := map[string][]string{}
+			for i, p := range podSpecPaths(rel) {
+				specKeep[p.String()] = relKeep[rel[i].String()]
+			}
 			lc.OnDisable = append(lc.OnDisable, tasks.OptIn(tasks.ClearFieldsOf(DerivedClearTemplatesTask,
-				shorten(fmt.Sprintf("Clear %s of pod specs from the pod template of every workload (but Jobs); this rolls out new pods.", joinPaths(podSpecPaths(rel)))), targets)))
+				shorten(fmt.Sprintf("Clear %s of pod specs from the pod template of every workload (but Jobs); this rolls out new pods.", describePaths(podSpecPaths(rel), specKeep))), targets)))
 		}
 	}
 
@@ -282,13 +316,13 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		if len(ps) == 0 {
 			continue
 		}
-		uses, err := pathHolder(inv, w.gr, ps)
+		uses, err := pathHolder(inv, w.gr, ps, keeps[w.gr])
 		if err != nil {
 			return lc, err
 		}
 		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(w.name,
-			shorten(fmt.Sprintf("Wait until no %s sets %s; delete those %s to go on.", singular(w.gr), joinPaths(ps), w.gr.Resource)),
-			w.gr, shorten(joinPaths(ps)), uses))
+			shorten(fmt.Sprintf("Wait until no %s sets %s; delete those %s to go on.", singular(w.gr), describePaths(ps, keeps[w.gr]), w.gr.Resource)),
+			w.gr, shorten(describePaths(ps, keeps[w.gr])), uses))
 	}
 	// Paths upstream refuses to store objects without (but those of pod
 	// templates, which only the opt-in task clears).
@@ -306,7 +340,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		if len(ps) == 0 || immutable[gr] {
 			continue
 		}
-		uses, err := pathHolder(inv, gr, ps)
+		uses, err := pathHolder(inv, gr, ps, keeps[gr])
 		if err != nil {
 			return lc, err
 		}
@@ -316,11 +350,18 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		}
 		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(taskName(derivedWaitForImmutablePrefix, gr),
 			shorten(fmt.Sprintf("Wait until no %s sets %s: %s refuses to store one without them (%s). Delete those %s to go on.",
-				singular(gr), joinPaths(ps), gr.String(), why, gr.Resource)),
-			gr, shorten(joinPaths(ps)), uses))
+				singular(gr), describePaths(ps, keeps[gr]), gr.String(), why, gr.Resource)),
+			gr, shorten(describePaths(ps, keeps[gr])), uses))
 	}
 
-	// 4. Resources served only with the gate.
+	// 4. Values validation refuses with the gate off.
+	values, err := valueTasks(inv, templates, gate)
+	if err != nil {
+		return lc, err
+	}
+	lc.OnDisable = append(lc.OnDisable, values...)
+
+	// 5. Resources served only with the gate.
 	for _, gr := range inv.ServedOnlyWith(gate) {
 		if _, err := migrator.NewObject(gr); err != nil {
 			return lc, err
@@ -356,7 +397,84 @@ func PathClearer(gr schema.GroupResource, paths ...string) (tasks.FieldClearer, 
 			return tasks.FieldClearer{}, err
 		}
 	}
-	return pathClearer(inv, gr, ps)
+	return pathClearer(inv, gr, ps, nil)
+}
+
+// valueTasks are the tasks waiting for the objects that set a field to a
+// value validation refuses once gate is off, one per resource. As for
+// fields, a pod spec path found under one resource holding a pod spec is
+// applied to all of them, with the values found under any.
+func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+	refused := inv.Refused(gate)
+	if len(refused) == 0 {
+		return nil, nil
+	}
+	byRes := map[schema.GroupResource]map[string][]string{}
+	add := func(gr schema.GroupResource, p string, values []string) {
+		if byRes[gr] == nil {
+			byRes[gr] = map[string][]string{}
+		}
+		byRes[gr][p] = union(byRes[gr][p], values)
+	}
+	rel := map[string][]string{}
+	for gr, paths := range refused {
+		for p, values := range paths {
+			if prefix, ok := templates[gr]; ok {
+				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok {
+					rel[r.String()] = union(rel[r.String()], values)
+					continue
+				}
+			}
+			add(gr, p, values)
+		}
+	}
+	for gr, prefix := range templates {
+		for r, values := range rel {
+			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), values)
+		}
+	}
+	var out []tasks.Task
+	for _, gr := range slices.SortedFunc(maps.Keys(byRes), compareGR) {
+		var (
+			paths []fieldpath.Path
+			keeps []func(interface{}) bool
+			what  []string // "path V1 or V2", for the message
+			sets  []string // "path to V1 or V2", for the description
+		)
+		for _, p := range slices.Sorted(maps.Keys(byRes[gr])) {
+			values := byRes[gr][p]
+			paths = append(paths, fieldpath.MustParse(p)) // checked by inventory.Parse
+			keeps = append(keeps, allBut(values))
+			what = append(what, fmt.Sprintf("%s %s", p, strings.Join(values, " or ")))
+			sets = append(sets, fmt.Sprintf("%s to %s", p, strings.Join(values, " or ")))
+		}
+		uses, err := holder(inv, gr, paths, keeps)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tasks.WaitForAbsence(valuesTaskName(gr),
+			shorten(fmt.Sprintf("Wait until no %s sets %s: validation refuses these values once %s is Off. Change or delete those %s to go on.",
+				singular(gr), strings.Join(sets, "; "), gate, gr.Resource)),
+			gr, shorten(strings.Join(what, "; ")), uses))
+	}
+	return out, nil
+}
+
+// allBut returns a keep function accepting every value but the strings
+// values.
+func allBut(values []string) func(interface{}) bool {
+	refused := fieldpath.KeepStrings(values)
+	return func(v interface{}) bool { return !refused(v) }
+}
+
+// valuesTaskName names the task waiting for the objects of gr that set
+// refused values, a DNS label of at most 63 characters.
+func valuesTaskName(gr schema.GroupResource) string {
+	name := derivedWaitForResourcePrefix + strings.ReplaceAll(gr.String(), ".", "-")
+	if limit := 63 - len(derivedWaitForValuesSuffix); len(name) > limit {
+		name = strings.TrimRight(name[:limit], "-")
+	}
+	return name + derivedWaitForValuesSuffix
 }
 
 // servedOnlyWithTasks are the tasks of a resource served only while gate is
@@ -398,12 +516,14 @@ func leaves(paths []fieldpath.Path) []fieldpath.Path {
 }
 
 // pathClearer returns a FieldClearer that clears paths (written in the
-// version the inventory compared gr in) from internal objects of gr.
-func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path) (tasks.FieldClearer, error) {
+// version the inventory compared gr in) from internal objects of gr, but
+// where a path holds one of its values in keep (by path).
+func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return tasks.FieldClearer{}, err
 	}
+	keeps := keepFuncs(paths, keep)
 	return tasks.FieldClearer{Resource: gr, Clear: func(obj runtime.Object) bool {
 		u, err := toUnstructured(obj, gv)
 		if err != nil {
@@ -411,8 +531,8 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 			return false
 		}
 		changed := false
-		for _, p := range paths {
-			if p.Clear(u) {
+		for i, p := range paths {
+			if p.ClearUnless(u, keeps[i]) {
 				changed = true
 			}
 		}
@@ -428,8 +548,17 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 }
 
 // pathHolder returns whether an object of gr (internal, or versioned and
-// then converted) sets any of paths; an object of another kind sets none.
-func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path) (func(runtime.Object) bool, error) {
+// then converted) sets any of paths to a value not in keep (by path); an
+// object of another kind sets none.
+func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
+	return holder(inv, gr, paths, keepFuncs(paths, keep))
+}
+
+// holder returns whether an object of gr (internal, or versioned and then
+// converted) sets any of paths to a value the keep function of the path
+// (keeps[i], nil for none) does not accept; an object of another kind sets
+// none.
+func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (func(runtime.Object) bool, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, err
@@ -460,13 +589,30 @@ func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []field
 			klog.ErrorS(err, "Reading an object for the fields of a gate", "resource", gr.String())
 			return true
 		}
-		for _, p := range paths {
-			if p.Has(u) {
+		for i, p := range paths {
+			if p.HasUnless(u, keeps[i]) {
 				return true
 			}
 		}
 		return false
 	}, nil
+}
+
+// keepFuncs returns, for each of paths, the function accepting its values
+// in keep (nil, accepting none, for a path without kept values).
+func keepFuncs(paths []fieldpath.Path, keep map[string][]string) []func(interface{}) bool {
+	out := make([]func(interface{}) bool, len(paths))
+	for i, p := range paths {
+		out[i] = fieldpath.KeepStrings(keep[p.String()])
+	}
+	return out
+}
+
+// union returns the values of a and b, sorted, without repeats.
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // toUnstructured converts an internal object to gv, as a map.
@@ -577,6 +723,19 @@ func podSpecPaths(rel []fieldpath.Path) []fieldpath.Path {
 		out[i] = spec.Join(r)
 	}
 	return out
+}
+
+// describePaths is joinPaths saying, after a path with kept values, which
+// values are left alone.
+func describePaths(ps []fieldpath.Path, keep map[string][]string) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+		if k := keep[p.String()]; len(k) > 0 {
+			s[i] += " (but " + strings.Join(k, ", ") + ")"
+		}
+	}
+	return strings.Join(s, ", ")
 }
 
 func joinPaths(ps []fieldpath.Path) string {

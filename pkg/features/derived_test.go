@@ -26,7 +26,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -35,10 +38,13 @@ import (
 	"k8s.io/kubernetes/pkg/apis/batch"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	resourceapi "k8s.io/kubernetes/pkg/apis/resource"
+	kubefeatures "k8s.io/kubernetes/pkg/features"
+	podstore "k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/utils/ptr"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/fieldpath"
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator/migratortest"
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	"k8s.io/featureflags/pkg/features/inventory"
 )
@@ -188,11 +194,11 @@ func TestDerivedClearIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := fuzzer.FuzzerFor(apitesting.FuzzerFuncs, rand.NewSource(7), legacyscheme.Codecs).NilChance(0.2).NumElements(1, 2).MaxDepth(20)
-	deployment, err := pathClearer(inv, apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")})
+	deployment, err := pathClearer(inv, apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slice, err := pathClearer(inv, resourceapi.Resource("resourceslices"), []fieldpath.Path{fieldpath.MustParse("spec.sharedCounters")})
+	slice, err := pathClearer(inv, resourceapi.Resource("resourceslices"), []fieldpath.Path{fieldpath.MustParse("spec.sharedCounters")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,5 +350,130 @@ func TestDerivedWaitsForImmutableResources(t *testing.T) {
 	}
 	if got := taskNames(lc.OnDisable); !slices.Contains(got, "wait-for-unused-resourceclaims-resource-k8s-io") {
 		t.Errorf("no wait for ResourceClaims: %v", got)
+	}
+}
+
+// TestDerivedKeepsSidecars follows ContainerRestartRules, whose strategy
+// drops an init container's restartPolicy only when it is not Always
+// (Always makes a sidecar, GA): a pod or template with a sidecar is
+// neither held nor changed by the derived tasks, one with restartPolicy
+// Never is, and clearing it makes the pod valid with the gate off.
+func TestDerivedKeepsSidecars(t *testing.T) {
+	lc := derivedOf(t, kubefeatures.ContainerRestartRules)
+	pods := inspector(t, lc, DerivedWaitForPodsTask)
+	templates := inspector(t, lc, DerivedClearTemplatesTask)
+	inv, err := inventory.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := fieldpath.MustParse("spec.initContainers[*].restartPolicy")
+	clearer, err := pathClearer(inv, podResource, []fieldpath.Path{path},
+		map[string][]string{path.String(): inv.Gates[string(kubefeatures.ContainerRestartRules)].KeptValues(podResource, path.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	podWith := func(policy corev1.ContainerRestartPolicy) *api.Pod {
+		return migratortest.Internal(t, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"},
+			Spec: corev1.PodSpec{
+				InitContainers: []corev1.Container{{Name: "init", Image: "i", RestartPolicy: &policy}},
+				Containers:     []corev1.Container{{Name: "app", Image: "i"}},
+			},
+		}).(*api.Pod)
+	}
+	templateOf := func(pod *api.Pod) *api.PodTemplate {
+		return &api.PodTemplate{ObjectMeta: metav1.ObjectMeta{Name: "t", Namespace: "ns"}, Template: api.PodTemplateSpec{Spec: *pod.Spec.DeepCopy()}}
+	}
+	for _, name := range []string{DerivedWaitForPodsTask, DerivedClearTemplatesTask} {
+		if d := taskNamed(t, lc, name).Description(); !strings.Contains(d, "initContainers[*].restartPolicy (but Always)") {
+			t.Errorf("%s: the description %q does not say Always is left alone", name, d)
+		}
+	}
+	migratortest.TurnOff(t, kubefeatures.RestartAllContainersOnContainerExits)
+	migratortest.TurnOff(t, kubefeatures.ContainerRestartRules)
+	validate := func(pod *api.Pod) field.ErrorList {
+		return podstore.Strategy.Validate(genericapirequest.WithNamespace(t.Context(), "ns"), pod)
+	}
+
+	sidecar := podWith(corev1.ContainerRestartPolicyAlways)
+	if errs := validate(sidecar); len(errs) > 0 {
+		t.Fatalf("a pod with a sidecar is valid with the gate off: %v", errs)
+	}
+	if pods.Holds(sidecar) {
+		t.Error("a pod with a sidecar init container holds nothing of ContainerRestartRules")
+	}
+	if templates.Holds(templateOf(sidecar)) {
+		t.Error("a template with a sidecar init container holds nothing of ContainerRestartRules")
+	}
+	want := sidecar.DeepCopy()
+	if clearer.Clear(sidecar) || !apiequality.Semantic.DeepEqual(sidecar, want) {
+		t.Error("clearing changed a sidecar's restartPolicy Always")
+	}
+
+	never := podWith(corev1.ContainerRestartPolicyNever)
+	if errs := validate(never); len(errs) == 0 {
+		t.Fatal("an init container's restartPolicy Never is refused with the gate off")
+	}
+	if !pods.Holds(never) {
+		t.Error("a pod with an init container's restartPolicy Never holds ContainerRestartRules")
+	}
+	if !templates.Holds(templateOf(never)) {
+		t.Error("a template with an init container's restartPolicy Never holds ContainerRestartRules")
+	}
+	if !clearer.Clear(never) || never.Spec.InitContainers[0].RestartPolicy != nil {
+		t.Fatal("clearing left restartPolicy Never")
+	}
+	if errs := validate(never); len(errs) > 0 {
+		t.Errorf("once cleared the pod is valid with the gate off: %v", errs)
+	}
+	if pods.Holds(never) {
+		t.Error("once cleared the pod holds nothing")
+	}
+}
+
+// TestDerivedRefusedValues follows TaintTolerationComparisonOperators,
+// whose only footprint is values validation refuses with it off (a
+// toleration's operator Gt or Lt): every resource holding a pod spec gets
+// a task waiting for the objects that set them, naming the field and the
+// values, and other values are no use of the gate.
+func TestDerivedRefusedValues(t *testing.T) {
+	lc := derivedOf(t, kubefeatures.TaintTolerationComparisonOperators)
+	for _, gr := range []schema.GroupResource{podResource, jobResource, apps.Resource("deployments"), api.Resource("podtemplates"), batch.Resource("cronjobs")} {
+		name := valuesTaskName(gr)
+		task := taskNamed(t, lc, name)
+		if d := task.Description(); !strings.Contains(d, "tolerations[*].operator to Gt or Lt") || !strings.Contains(d, string(kubefeatures.TaintTolerationComparisonOperators)) {
+			t.Errorf("%s: the description %q does not name the field, the values and the gate", name, d)
+		}
+		if got := inspector(t, lc, name).Resources(); !slices.Equal(got, []schema.GroupResource{gr}) {
+			t.Errorf("%s reads %v, want %s", name, got, gr)
+		}
+	}
+	pods := inspector(t, lc, valuesTaskName(podResource))
+	pod := func(op api.TolerationOperator, value string) *api.Pod {
+		return &api.Pod{Spec: api.PodSpec{Tolerations: []api.Toleration{{Key: "k", Operator: api.TolerationOpExists}, {Key: "k", Operator: op, Value: value, Effect: api.TaintEffectNoSchedule}}}}
+	}
+	if !pods.Holds(pod(api.TolerationOpGt, "42")) || !pods.Holds(pod(api.TolerationOpLt, "42")) {
+		t.Error("a pod tolerating with Gt or Lt holds TaintTolerationComparisonOperators")
+	}
+	if pods.Holds(pod(api.TolerationOpEqual, "42")) || pods.Holds(&api.Pod{}) {
+		t.Error("a pod tolerating with Equal and Exists holds nothing of TaintTolerationComparisonOperators")
+	}
+	deployments := inspector(t, lc, valuesTaskName(apps.Resource("deployments")))
+	d := &apps.Deployment{Spec: apps.DeploymentSpec{Template: api.PodTemplateSpec{Spec: pod(api.TolerationOpGt, "1").Spec}}}
+	if !deployments.Holds(d) || deployments.Holds(pod(api.TolerationOpGt, "1")) {
+		t.Error("the deployments task holds a Deployment whose template tolerates with Gt, and no pod")
+	}
+}
+
+func TestValuesTaskName(t *testing.T) {
+	for gr, want := range map[schema.GroupResource]string{
+		podResource:                   "wait-for-no-pods-values",
+		apps.Resource("statefulsets"): "wait-for-no-statefulsets-apps-values",
+		{Group: "a-very-long-group-name.example.com", Resource: "averyveryverylongresourcename"}: "wait-for-no-averyveryverylongresourcename-a-very-long-gr-values",
+	} {
+		got := valuesTaskName(gr)
+		if got != want || len(got) > 63 {
+			t.Errorf("valuesTaskName(%s) = %q (%d characters), want %q", gr, got, len(got), want)
+		}
 	}
 }

@@ -59,6 +59,10 @@ type inventory struct {
 	footprints map[featuregate.Feature]*footprint
 	// servedOnlyWith maps a gate to the resources served only while it is on.
 	servedOnlyWith map[featuregate.Feature][]schema.GroupResource
+	// refused maps a gate to the values of fields (by resource and path)
+	// that validation refuses with it off and accepts with every gate on
+	// (findRefusedValues).
+	refused map[featuregate.Feature]map[schema.GroupResource]map[string][]string
 	// notes are problems met on the way (panics, conversion errors), sorted.
 	notes []string
 }
@@ -69,6 +73,9 @@ type footprint struct {
 	turnsOff []featuregate.Feature
 	// fields maps a resource to its dropped or changed field paths.
 	fields map[schema.GroupResource]map[string]Change
+	// keeps maps a resource and a dropped path to the values of it the
+	// strategy keeps with the gate off (findKeptValues).
+	keeps map[schema.GroupResource]map[string][]string
 }
 
 // sample is one fuzzed object of a resource and what PrepareForCreate made of
@@ -291,7 +298,17 @@ func build(seeds int, exhaustive bool) (*inventory, error) {
 			}
 		}
 	}
+	progress("trying the declared values of dropped fields")
+	consts := newConstantFinder()
+	if err := findKeptValues(inv, gs, samples, consts, note); err != nil {
+		return nil, err
+	}
+	progress("validating the declared values of fields")
+	if err := findRefusedValues(inv, gs, rec, samples, consts, note); err != nil {
+		return nil, err
+	}
 	inv.notes = slices.Sorted(maps.Keys(notes))
+	progress("done")
 	return inv, nil
 }
 
@@ -351,7 +368,18 @@ func prepare(r *resource, obj runtime.Object) (out runtime.Object, err error) {
 		}
 	}()
 	out = obj.DeepCopyObject()
-	accessor, err := meta.Accessor(out)
+	ctx, err := requestContext(r, out)
+	if err != nil {
+		return nil, err
+	}
+	r.Store.CreateStrategy.PrepareForCreate(ctx, out)
+	return out, nil
+}
+
+// requestContext returns the context of a request by a cluster admin to
+// create obj, an object of r.
+func requestContext(r *resource, obj runtime.Object) (context.Context, error) {
+	accessor, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -371,8 +399,7 @@ func prepare(r *resource, obj runtime.Object) (out runtime.Object, err error) {
 		Namespace:         ns,
 		Name:              accessor.GetName(),
 	})
-	r.Store.CreateStrategy.PrepareForCreate(ctx, out)
-	return out, nil
+	return ctx, nil
 }
 
 // external converts a copy of an internal object of r to r's version.

@@ -204,6 +204,15 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 			}
 		}
 	}
+	// Fields set to a value validation refuses with the gate off, with
+	// the first of the values (a pod spec path in every resource that
+	// holds a pod spec, as the derived tasks apply it).
+	refused := g.refusedValues(gate)
+	for _, gr := range slices.SortedFunc(maps.Keys(refused), compareGR) {
+		for _, p := range slices.Sorted(maps.Keys(refused[gr])) {
+			paths[gr] = append(paths[gr], fieldpath.MustParse(p)) // checked by inventory.Parse
+		}
+	}
 	served := g.inv.ServedOnlyWith(string(gate))
 
 	resources := slices.SortedFunc(maps.Keys(paths), compareGR)
@@ -233,7 +242,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 			var ok []fieldpath.Path
 			var frags []map[string]interface{}
 			for _, p := range paths[gr] {
-				frag, err := g.fragment(gr, p)
+				frag, err := g.valueFragment(gr, p, refused[gr][p.String()])
 				if err == nil {
 					candidate := merge(deepCopy(base), frag)
 					err = g.check(gate, gr, candidate, []fieldpath.Path{p}, ins, isServed)
@@ -302,6 +311,37 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	}
 	slices.Sort(f.uncovered)
 	return f, g.reset()
+}
+
+// refusedValues returns the fields of gate's refused values in the
+// inventory, by resource and path, with their values: a pod spec path
+// found under one resource that holds a pod spec goes to all of them.
+func (g *generator) refusedValues(gate featuregate.Feature) map[schema.GroupResource]map[string][]string {
+	out := map[schema.GroupResource]map[string][]string{}
+	add := func(gr schema.GroupResource, p string, values []string) {
+		if out[gr] == nil {
+			out[gr] = map[string][]string{}
+		}
+		out[gr][p] = slices.Compact(slices.Sorted(slices.Values(append(out[gr][p], values...))))
+	}
+	rel := map[string][]string{}
+	for gr, paths := range g.inv.Refused(string(gate)) {
+		for p, values := range paths {
+			if prefix, ok := g.prefixes[gr]; ok {
+				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok {
+					rel[r.String()] = append(rel[r.String()], values...)
+					continue
+				}
+			}
+			add(gr, p, values)
+		}
+	}
+	for gr, prefix := range g.prefixes {
+		for r, values := range rel {
+			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), values)
+		}
+	}
+	return out
 }
 
 // check returns nil if obj, an object of gr, is accepted with gate on and
@@ -433,7 +473,8 @@ func (f *fixture) render() ([]byte, error) {
 # object per resource the inventory records what the gate guards in (more
 # where paths exclude each other), setting every recorded path the
 # generator could give a value upstream's validation accepts with the gate
-# on and its strategy drops with the gate off.
+# on and its strategy drops (or, for the inventory's refused values, its
+# validation refuses) with the gate off.
 `, f.gate)
 	if len(f.left) > 0 {
 		b.WriteString("#\n# Paths not set:\n")

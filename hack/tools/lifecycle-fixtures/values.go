@@ -132,6 +132,11 @@ topologySpreadConstraints:
 	"resources": `
 resources:
   limits: {cpu: "1", memory: 1Gi}`,
+	"tolerations": `
+tolerations:
+- {key: lifecycle.example.com/taint, operator: Equal, value: "42", effect: NoSchedule}`,
+	"securityContext.seLinuxChangePolicy": `
+securityContext: {seLinuxChangePolicy: Recursive}`,
 }
 
 // objectValues are fragments of an object, by resource and path.
@@ -271,6 +276,31 @@ func (g *generator) fragment(gr schema.GroupResource, p fieldpath.Path) (map[str
 		return nil, fmt.Errorf("the generator has no value for it (add one to objectValues in hack/tools/lifecycle-fixtures/values.go)")
 	}
 	return parse(strings.ReplaceAll(s, nodePlaceholder, g.node))
+}
+
+// valueFragment returns the fragment of an object of gr that sets p, set
+// to the first of values when there are any (a value validation refuses
+// with the gate off): the fragment of p, or else of the field holding it,
+// with p set to that value.
+func (g *generator) valueFragment(gr schema.GroupResource, p fieldpath.Path, values []string) (map[string]interface{}, error) {
+	if len(values) == 0 {
+		return g.fragment(gr, p)
+	}
+	frag, err := g.fragment(gr, p)
+	if err != nil && len(p) > 1 {
+		parent := slices.Clone(p[:len(p)-1])
+		parent[len(parent)-1].Each = 0
+		if f, perr := g.fragment(gr, parent); perr == nil {
+			frag, err = f, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Replace(frag, values[0]) == 0 {
+		return nil, fmt.Errorf("the generator's value for it (or the field holding it) does not set it")
+	}
+	return frag, nil
 }
 
 // nodePlaceholder stands for the name of the fixture's Node in values: a

@@ -120,9 +120,17 @@ func (p Path) Join(rest Path) Path {
 // Has reports whether obj sets the field somewhere the path designates (a
 // present key whose value is not null).
 func (p Path) Has(obj map[string]interface{}) bool {
+	return p.HasUnless(obj, nil)
+}
+
+// HasUnless reports whether obj sets the field somewhere the path
+// designates to a value keep does not accept (a nil keep accepts none):
+// a strategy that drops a field only for some of its values leaves the
+// others, which are no use of what it guards.
+func (p Path) HasUnless(obj map[string]interface{}, keep func(interface{}) bool) bool {
 	found := false
 	p.visit(obj, func(m map[string]interface{}, field string) bool {
-		if v, ok := m[field]; ok && v != nil {
+		if v, ok := m[field]; ok && v != nil && (keep == nil || !keep(v)) {
 			found = true
 			return false
 		}
@@ -134,15 +142,66 @@ func (p Path) Has(obj map[string]interface{}) bool {
 // Clear removes the field everywhere the path designates and reports
 // whether it removed anything.
 func (p Path) Clear(obj map[string]interface{}) bool {
+	return p.ClearUnless(obj, nil)
+}
+
+// ClearUnless removes the field everywhere the path designates but where
+// keep accepts its value (a nil keep accepts none), and reports whether it
+// removed anything.
+func (p Path) ClearUnless(obj map[string]interface{}, keep func(interface{}) bool) bool {
 	cleared := false
 	p.visit(obj, func(m map[string]interface{}, field string) bool {
-		if _, ok := m[field]; ok {
+		if v, ok := m[field]; ok && (keep == nil || v == nil || !keep(v)) {
 			delete(m, field)
 			cleared = true
 		}
 		return true
 	})
 	return cleared
+}
+
+// Values returns the values of the field everywhere obj sets it (not null),
+// in the order of the object (map values in no particular order).
+func (p Path) Values(obj map[string]interface{}) []interface{} {
+	var out []interface{}
+	p.visit(obj, func(m map[string]interface{}, field string) bool {
+		if v, ok := m[field]; ok && v != nil {
+			out = append(out, v)
+		}
+		return true
+	})
+	return out
+}
+
+// Replace sets the field to v everywhere obj sets it (not null) and returns
+// how many it set. It adds the field nowhere.
+func (p Path) Replace(obj map[string]interface{}, v interface{}) int {
+	n := 0
+	p.visit(obj, func(m map[string]interface{}, field string) bool {
+		if old, ok := m[field]; ok && old != nil {
+			m[field] = v
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// KeepStrings returns a keep function for HasUnless and ClearUnless that
+// accepts exactly the strings values, or nil (accepting none) when values
+// is empty.
+func KeepStrings(values []string) func(interface{}) bool {
+	if len(values) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(values))
+	for _, v := range values {
+		set[v] = true
+	}
+	return func(v interface{}) bool {
+		s, ok := v.(string)
+		return ok && set[s]
+	}
 }
 
 // visit calls f with every map that holds the path's last field, until f

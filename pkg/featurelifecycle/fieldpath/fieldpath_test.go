@@ -117,3 +117,59 @@ func TestHasAndClear(t *testing.T) {
 		})
 	}
 }
+
+// TestUnless follows a field upstream drops only for some values
+// (initContainers[*].restartPolicy but Always): the kept values are neither
+// a use nor cleared, the others are both.
+func TestUnless(t *testing.T) {
+	p := MustParse("spec.initContainers[*].restartPolicy")
+	keep := KeepStrings([]string{"Always"})
+	sidecars := `{"spec":{"initContainers":[{"name":"a","restartPolicy":"Always"},{"name":"b"}]}}`
+	obj := object(t, sidecars)
+	if !p.Has(obj) {
+		t.Error("Has: the field is set")
+	}
+	if p.HasUnless(obj, keep) {
+		t.Error("HasUnless: only a kept value is set")
+	}
+	if p.ClearUnless(obj, keep) {
+		t.Error("ClearUnless cleared a kept value")
+	}
+	if want := object(t, sidecars); !reflect.DeepEqual(obj, want) {
+		t.Errorf("after ClearUnless: %v, want %v", obj, want)
+	}
+
+	obj = object(t, `{"spec":{"initContainers":[{"name":"a","restartPolicy":"Always"},{"name":"b","restartPolicy":"Never"},{"name":"c","restartPolicy":null}]}}`)
+	if !p.HasUnless(obj, keep) {
+		t.Error("HasUnless: Never is not kept")
+	}
+	if !p.ClearUnless(obj, keep) {
+		t.Error("ClearUnless cleared nothing")
+	}
+	if want := object(t, `{"spec":{"initContainers":[{"name":"a","restartPolicy":"Always"},{"name":"b"},{"name":"c"}]}}`); !reflect.DeepEqual(obj, want) {
+		t.Errorf("after ClearUnless: %v, want %v", obj, want)
+	}
+	if p.HasUnless(obj, keep) {
+		t.Error("HasUnless after ClearUnless")
+	}
+	if KeepStrings(nil) != nil {
+		t.Error("KeepStrings(nil) must keep nothing")
+	}
+	if keep(1) || keep("Never") || !keep("Always") {
+		t.Error("KeepStrings accepts exactly its strings")
+	}
+}
+
+func TestValuesAndReplace(t *testing.T) {
+	p := MustParse("spec.containers[*].restartPolicy")
+	obj := object(t, `{"spec":{"containers":[{"restartPolicy":"Never"},{"name":"b"},{"restartPolicy":"OnFailure"}]}}`)
+	if got, want := p.Values(obj), []interface{}{"Never", "OnFailure"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Values = %v, want %v", got, want)
+	}
+	if n := p.Replace(obj, "Always"); n != 2 {
+		t.Errorf("Replace set %d fields, want 2", n)
+	}
+	if want := object(t, `{"spec":{"containers":[{"restartPolicy":"Always"},{"name":"b"},{"restartPolicy":"Always"}]}}`); !reflect.DeepEqual(obj, want) {
+		t.Errorf("after Replace: %v, want %v", obj, want)
+	}
+}

@@ -53,8 +53,14 @@ type Inventory struct {
 	ResourcesExamined int `json:"resourcesExamined"`
 	// GatesWithFieldFootprint counts the entries of Gates.
 	GatesWithFieldFootprint int `json:"gatesWithFieldFootprint"`
+	// GatesWithValueFootprint counts the entries of RefusedValues.
+	GatesWithValueFootprint int `json:"gatesWithValueFootprint"`
 	// Gates maps a gate to the fields it guards.
 	Gates map[string]Footprint `json:"gates"`
+	// RefusedValues maps a gate, a resource and a field path to the values
+	// of the field upstream's validation refuses with the gate off and
+	// accepts with every gate on.
+	RefusedValues map[string]map[string]map[string][]string `json:"refusedValues"`
 	// GatesWithoutFieldFootprint are the examined gates with no entry.
 	GatesWithoutFieldFootprint []string `json:"gatesWithoutFieldFootprint"`
 	// ResourcesServedOnlyWith maps a gate to the resources not served
@@ -80,6 +86,11 @@ type Footprint struct {
 	// Changed maps a resource to the paths its strategy sets to another
 	// value with the gate off: values it derives, never cleared.
 	Changed map[string][]string `json:"changed,omitempty"`
+	// Keeps maps a resource and one of its Fields to the values of that
+	// field the strategy keeps with the gate off: the field is dropped
+	// only when it holds another value (an init container's restartPolicy
+	// but Always).
+	Keeps map[string]map[string][]string `json:"keeps,omitempty"`
 }
 
 // Load returns the inventory, read once.
@@ -95,6 +106,24 @@ func Parse(data []byte) (*Inventory, error) {
 	if inv.GatesWithFieldFootprint != len(inv.Gates) {
 		return nil, fmt.Errorf("gate inventory: gatesWithFieldFootprint is %d but %d gates are listed", inv.GatesWithFieldFootprint, len(inv.Gates))
 	}
+	if inv.GatesWithValueFootprint != len(inv.RefusedValues) {
+		return nil, fmt.Errorf("gate inventory: gatesWithValueFootprint is %d but %d gates have refused values", inv.GatesWithValueFootprint, len(inv.RefusedValues))
+	}
+	for gate, byRes := range inv.RefusedValues {
+		for r, paths := range byRes {
+			if _, err := inv.Version(schema.ParseGroupResource(r)); err != nil {
+				return nil, fmt.Errorf("gate inventory: refused values of %s: %w", gate, err)
+			}
+			for p, values := range paths {
+				if _, err := fieldpath.Parse(p); err != nil {
+					return nil, fmt.Errorf("gate inventory: refused values of %s, resource %s: %w", gate, r, err)
+				}
+				if len(values) == 0 {
+					return nil, fmt.Errorf("gate inventory: refused values of %s, resource %s: none listed for %s", gate, r, p)
+				}
+			}
+		}
+	}
 	if inv.ResourcesExamined != len(inv.Resources) {
 		return nil, fmt.Errorf("gate inventory: resourcesExamined is %d but %d resources are listed", inv.ResourcesExamined, len(inv.Resources))
 	}
@@ -108,6 +137,16 @@ func Parse(data []byte) (*Inventory, error) {
 					if _, err := fieldpath.Parse(p); err != nil {
 						return nil, fmt.Errorf("gate inventory: gate %s, resource %s: %w", gate, r, err)
 					}
+				}
+			}
+		}
+		for r, paths := range fp.Keeps {
+			for p, values := range paths {
+				if !slices.Contains(fp.Fields[r], p) {
+					return nil, fmt.Errorf("gate inventory: gate %s, resource %s: kept values of %s, which is not among its fields", gate, r, p)
+				}
+				if len(values) == 0 {
+					return nil, fmt.Errorf("gate inventory: gate %s, resource %s: no kept values listed for %s", gate, r, p)
 				}
 			}
 		}
@@ -140,6 +179,22 @@ func (fp Footprint) FieldPaths() map[schema.GroupResource][]fieldpath.Path {
 		for _, p := range paths {
 			out[gr] = append(out[gr], fieldpath.MustParse(p)) // checked by Parse
 		}
+	}
+	return out
+}
+
+// KeptValues returns the values of path, one of the Fields of gr, the
+// strategy keeps with the gate off (none when it drops every value).
+func (fp Footprint) KeptValues(gr schema.GroupResource, path string) []string {
+	return fp.Keeps[gr.String()][path]
+}
+
+// Refused returns, for each resource, the field paths (as written in the
+// file) and the values of them validation refuses with gate off.
+func (inv *Inventory) Refused(gate string) map[schema.GroupResource]map[string][]string {
+	out := make(map[schema.GroupResource]map[string][]string, len(inv.RefusedValues[gate]))
+	for r, paths := range inv.RefusedValues[gate] {
+		out[schema.ParseGroupResource(r)] = paths
 	}
 	return out
 }

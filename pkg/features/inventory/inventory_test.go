@@ -39,6 +39,20 @@ func TestLoad(t *testing.T) {
 	if gv, err := inv.Version(schema.GroupResource{Resource: "pods"}); err != nil || gv.String() != "v1" {
 		t.Errorf("Version(pods) = %v, %v", gv, err)
 	}
+	// pkg/api/pod/util.go dropContainerRestartRules keeps restartPolicy
+	// Always of init containers (sidecars, GA) and drops the others.
+	crr := inv.Gates["ContainerRestartRules"]
+	if got := crr.KeptValues(schema.GroupResource{Resource: "pods"}, "spec.initContainers[*].restartPolicy"); len(got) != 1 || got[0] != "Always" {
+		t.Errorf("ContainerRestartRules keeps %v of pods' init containers' restartPolicy, want [Always]", got)
+	}
+	if got := crr.KeptValues(schema.GroupResource{Resource: "pods"}, "spec.containers[*].restartPolicy"); len(got) != 0 {
+		t.Errorf("ContainerRestartRules keeps %v of pods' containers' restartPolicy, want none", got)
+	}
+	// pkg/apis/core/validation: a toleration's operator Gt or Lt needs
+	// TaintTolerationComparisonOperators.
+	if got := inv.Refused("TaintTolerationComparisonOperators")[schema.GroupResource{Resource: "pods"}]["spec.tolerations[*].operator"]; strings.Join(got, ",") != "Gt,Lt" {
+		t.Errorf("TaintTolerationComparisonOperators refuses %v of pods' tolerations' operator, want [Gt Lt]", got)
+	}
 	if got := inv.ServedOnlyWith("PodCertificateRequest"); len(got) != 1 || got[0].String() != "podcertificaterequests.certificates.k8s.io" {
 		t.Errorf("ServedOnlyWith(PodCertificateRequest) = %v", got)
 	}
@@ -52,6 +66,12 @@ func TestParseRefuses(t *testing.T) {
 		"resource unknown":  {base + "gatesWithFieldFootprint: 1\ngates:\n  A:\n    fields:\n      jobs.batch: [spec.a]\n", "jobs.batch is not among"},
 		"bad path":          {base + "gatesWithFieldFootprint: 1\ngates:\n  A:\n    fields:\n      pods: [\"spec.a[0]\"]\n", "only [*]"},
 		"version of other":  {"resourcesExamined: 1\nresources:\n  pods: apps/v1\ngatesWithFieldFootprint: 1\ngates:\n  A:\n    fields:\n      pods: [spec.a]\n", "another group"},
+		"keeps of no field": {base + "gatesWithFieldFootprint: 1\ngates:\n  A:\n    fields:\n      pods: [spec.a]\n    keeps:\n      pods:\n        spec.b: [X]\n", "not among its fields"},
+		"keeps nothing":     {base + "gatesWithFieldFootprint: 1\ngates:\n  A:\n    fields:\n      pods: [spec.a]\n    keeps:\n      pods:\n        spec.a: []\n", "no kept values"},
+		"values counted":    {base + "gatesWithFieldFootprint: 0\ngatesWithValueFootprint: 1\n", "gatesWithValueFootprint is 1"},
+		"values of unknown": {base + "gatesWithFieldFootprint: 0\ngatesWithValueFootprint: 1\nrefusedValues:\n  A:\n    jobs.batch:\n      spec.a: [X]\n", "jobs.batch is not among"},
+		"no values":         {base + "gatesWithFieldFootprint: 0\ngatesWithValueFootprint: 1\nrefusedValues:\n  A:\n    pods:\n      spec.a: []\n", "none listed"},
+		"values bad path":   {base + "gatesWithFieldFootprint: 0\ngatesWithValueFootprint: 1\nrefusedValues:\n  A:\n    pods:\n      spec.a[*]: [X]\n", "ends with [*]"},
 		"resources counted": {"resourcesExamined: 2\nresources:\n  pods: v1\ngatesWithFieldFootprint: 0\n", "resourcesExamined is 2"},
 	} {
 		t.Run(name, func(t *testing.T) {
