@@ -55,6 +55,13 @@ var (
 		Help:           "Failed steps of transition tasks.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"feature", "task"})
+	versionChangeBlocked = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace:      "apiserver",
+		Subsystem:      metricsSubsystem,
+		Name:           "version_change_blocked",
+		Help:           "1 when the Feature blocks moving the emulation version one minor version in the direction (upgrade, downgrade), as its UpgradeSafe and DowngradeSafe conditions say, else 0; as seen by its leader.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"feature", "direction"})
 
 	registerMetrics sync.Once
 )
@@ -62,6 +69,6 @@ var (
 // RegisterMetrics registers the controller's metrics in the legacy registry.
 func RegisterMetrics() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(stateGauge, transitionsTotal, taskDuration, taskFailuresTotal)
+		legacyregistry.MustRegister(stateGauge, transitionsTotal, taskDuration, taskFailuresTotal, versionChangeBlocked)
 	})
 }

@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
@@ -47,6 +48,10 @@ func TestVersionCheck(t *testing.T) {
 	apiserver := framework.StartAPIServerProcess(t, "versioncheck", framework.SharedEtcd().Prefix, lifecycleFlags...)
 	client := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
 	waitForFeatureState(t, client, "MaxUnavailableStatefulSet", featuresv1alpha1.FeatureStateOn)
+
+	// The Feature's own signal, set by its leader.
+	waitForCondition(t, client, "MaxUnavailableStatefulSet", featuresv1alpha1.FeatureConditionDowngradeSafe, metav1.ConditionFalse, "TurnsOffAtTarget")
+	waitForCondition(t, client, "MaxUnavailableStatefulSet", featuresv1alpha1.FeatureConditionUpgradeSafe, metav1.ConditionUnknown, "NoVersionKnown")
 
 	var out bytes.Buffer
 	err := app.Check(ctx, &out, client, "kube-system", "1.36", nil)
@@ -96,6 +101,7 @@ func TestVersionCheck(t *testing.T) {
 	for _, g := range off {
 		waitForFeatureState(t, client, g, featuresv1alpha1.FeatureStateOff)
 	}
+	waitForCondition(t, client, "MaxUnavailableStatefulSet", featuresv1alpha1.FeatureConditionDowngradeSafe, metav1.ConditionTrue, "NothingBlocks")
 	out.Reset()
 	err = wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		out.Reset()
@@ -130,5 +136,34 @@ func waitForFeatureState(t *testing.T, client featuresclient.Interface, gate str
 	})
 	if err != nil {
 		t.Fatalf("Feature of %s is %s, want %s", gate, last, state)
+	}
+}
+
+// waitForCondition waits until gate's Feature has the condition with status
+// and reason.
+func waitForCondition(t *testing.T, client featuresclient.Interface, gate, condition string, status metav1.ConditionStatus, reason string) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := client.FeaturesV1alpha1().Features("kube-system").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, f := range list.Items {
+			if f.Spec.Gate != gate {
+				continue
+			}
+			c := meta.FindStatusCondition(f.Status.Conditions, condition)
+			if c == nil {
+				last = "absent"
+				return false, nil
+			}
+			last = fmt.Sprintf("%s/%s: %s", c.Status, c.Reason, c.Message)
+			return c.Status == status && c.Reason == reason, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("%s of %s is %s, want %s/%s", condition, gate, last, status, reason)
 	}
 }

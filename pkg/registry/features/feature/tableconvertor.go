@@ -20,9 +20,11 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	"k8s.io/kubernetes/pkg/printers"
 
 	"k8s.io/featureflags/pkg/apis/features"
@@ -39,6 +41,8 @@ var columns = []metav1.TableColumnDefinition{
 	{Name: "Age", Type: "string", Description: "Time since the Feature was created."},
 	{Name: "Gate", Type: "string", Priority: 1, Description: "The exact gate name (spec.gate)."},
 	{Name: "Version", Type: "string", Priority: 1, Description: "The emulation version the status holds for (status.version)."},
+	{Name: "Upgrade", Type: "string", Priority: 1, Description: "Whether the feature allows raising the emulation version by one: Safe, the reason it blocks it, or <unknown> (the UpgradeSafe condition)."},
+	{Name: "Downgrade", Type: "string", Priority: 1, Description: "Whether the feature allows lowering the emulation version by one: Safe, the reason it blocks it, or <unknown> (the DowngradeSafe condition)."},
 }
 
 // AddHandlers registers the table printers of Features.
@@ -59,6 +63,8 @@ func printFeature(f *features.Feature, _ printers.GenerateOptions) ([]metav1.Tab
 		age(f.CreationTimestamp),
 		f.Spec.Gate,
 		orNone(f.Status.Version),
+		safetyCell(f.Status.Conditions, featuresv1alpha1.FeatureConditionUpgradeSafe),
+		safetyCell(f.Status.Conditions, featuresv1alpha1.FeatureConditionDowngradeSafe),
 	)
 	return []metav1.TableRow{row}, nil
 }
@@ -96,6 +102,19 @@ func tasksCell(tasks []features.FeatureTask) string {
 		return "<none>"
 	}
 	return fmt.Sprintf("%s (1/%d)", tasks[0].Name, len(tasks))
+}
+
+// safetyCell shows a version safety condition: "Safe", the reason it is
+// False (e.g. "TurnsOffAtTarget"), or "<unknown>".
+func safetyCell(conditions []metav1.Condition, condition string) string {
+	c := meta.FindStatusCondition(conditions, condition)
+	switch {
+	case c == nil || c.Status == metav1.ConditionUnknown:
+		return "<unknown>"
+	case c.Status == metav1.ConditionTrue:
+		return "Safe"
+	}
+	return c.Reason
 }
 
 func age(ts metav1.Time) string {

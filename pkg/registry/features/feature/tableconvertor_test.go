@@ -41,6 +41,8 @@ var wantColumns = []struct {
 	{"Age", 0},
 	{"Gate", 1},
 	{"Version", 1},
+	{"Upgrade", 1},
+	{"Downgrade", 1},
 }
 
 // printedFeature returns a Feature created two hours ago. Upstream's
@@ -139,7 +141,7 @@ func TestPrintFeature(t *testing.T) {
 		{
 			name:    "full",
 			feature: printedFeature(),
-			want:    []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36"},
+			want:    []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>"},
 		},
 		{
 			name: "default false, one task",
@@ -151,9 +153,13 @@ func TestPrintFeature(t *testing.T) {
 				f.Status.Default = boolPtr(false)
 				f.Status.Tasks = f.Status.Tasks[1:]
 				f.CreationTimestamp = metav1.NewTime(time.Now().Add(-90 * time.Second))
+				f.Status.Conditions = []metav1.Condition{
+					{Type: "UpgradeSafe", Status: metav1.ConditionTrue, Reason: "NothingBlocks"},
+					{Type: "DowngradeSafe", Status: metav1.ConditionFalse, Reason: "TurnsOffAtTarget"},
+				}
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "Off", "Off", "Alpha", "false", "clear-fields (1/1)", "90s", "MaxUnavailableStatefulSet", "1.36"},
+			want: []string{"max-unavailable-stateful-set", "Off", "Off", "Alpha", "false", "clear-fields (1/1)", "90s", "MaxUnavailableStatefulSet", "1.36", "Safe", "TurnsOffAtTarget"},
 		},
 		{
 			name: "ten hours old",
@@ -162,12 +168,12 @@ func TestPrintFeature(t *testing.T) {
 				f.CreationTimestamp = metav1.NewTime(time.Now().Add(-10 * time.Hour))
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "10h", "MaxUnavailableStatefulSet", "1.36"},
+			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "10h", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>"},
 		},
 		{
 			name:    "empty",
 			feature: &features.Feature{},
-			want:    []string{"", "<none>", "<none>", "<none>", "<unknown>", "<none>", "<unknown>", "", "<none>"},
+			want:    []string{"", "<none>", "<none>", "<none>", "<unknown>", "<none>", "<unknown>", "", "<none>", "<unknown>", "<unknown>"},
 		},
 	}
 	for _, tc := range tests {
@@ -210,9 +216,9 @@ func TestPrintFeatureList(t *testing.T) {
 		t.Errorf("table resourceVersion: got %q, want %q", table.ResourceVersion, "42")
 	}
 	want := [][]string{
-		{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36"},
-		{"hpa-scale-to-zero", "Off", "<none>", "<none>", "<unknown>", "<none>", "120m", "HPAScaleToZero", "<none>"},
-		{"kmsv2", "<none>", "On", "GA", "true", "<none>", "<unknown>", "KMSv2", "<none>"},
+		{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>"},
+		{"hpa-scale-to-zero", "Off", "<none>", "<none>", "<unknown>", "<none>", "120m", "HPAScaleToZero", "<none>", "<unknown>", "<unknown>"},
+		{"kmsv2", "<none>", "On", "GA", "true", "<none>", "<unknown>", "KMSv2", "<none>", "<unknown>", "<unknown>"},
 	}
 	if len(table.Rows) != len(want) {
 		t.Fatalf("got %d rows, want %d", len(table.Rows), len(want))

@@ -158,6 +158,18 @@ const (
 	// tasks again. It turns False once the Feature is Off again. Absent
 	// while nothing was ever found.
 	FeatureConditionStoredDataRemains = "StoredDataRemains"
+	// FeatureConditionUpgradeSafe says whether this Feature allows raising
+	// the kube-apiservers' emulation version by one minor version (the
+	// message names it): False with the reason and what to do when it
+	// blocks (a transition in progress, apiservers that disagree), True
+	// otherwise, Unknown when the binary emulates no higher version. Set by
+	// the Feature's leader from what changes between the versions it can
+	// emulate; kubectl features check --to-version answers for the cluster.
+	FeatureConditionUpgradeSafe = "UpgradeSafe"
+	// FeatureConditionDowngradeSafe says the same of lowering the emulation
+	// version by one minor version: False, for instance, while the feature
+	// is on and its gate is off by default, or missing, one version below.
+	FeatureConditionDowngradeSafe = "DowngradeSafe"
 )
 
 // Components and bounds of status.uses.

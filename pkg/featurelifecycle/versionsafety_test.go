@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featurelifecycle
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/testutil"
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+
+	"k8s.io/featureflags/pkg/features/inventory"
+)
+
+// TestVersionSafety: the conditions follow the generated version changes
+// of this binary, for one Feature, with stable messages.
+func TestVersionSafety(t *testing.T) {
+	RegisterMetrics() // unregistered metrics record nothing
+	vc, err := inventory.LoadVersionChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.NewTime(time.Unix(1000, 0))
+	type want struct{ status, reason, says string }
+	for name, c := range map[string]struct {
+		gate             string
+		state            featuresv1alpha1.FeatureState
+		version          string
+		upgrade, downgrd want
+	}{
+		"on by default at 1.37, off by default at 1.36": {
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOn, version: "1.37",
+			upgrade: want{"Unknown", "NoVersionKnown", "no version higher than 1.37"},
+			downgrd: want{"False", "TurnsOffAtTarget", "turn it off and wait for its Feature to be Off"},
+		},
+		"off: the downgrade is safe": {
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOff, version: "1.37",
+			downgrd: want{"True", "NothingBlocks", "from 1.37 to 1.36"},
+		},
+		"in transition: both blocked": {
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateTurningOff, version: "1.36",
+			upgrade: want{"False", "InTransition", "wait until it is settled before moving to 1.37"},
+			downgrd: want{"False", "InTransition", "before moving to 1.35"},
+		},
+		"turns on at the next version": {
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOff, version: "1.36",
+			upgrade: want{"True", "NothingBlocks", "it turns on"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			status := &featuresv1alpha1.FeatureStatus{State: c.state, Version: c.version}
+			setVersionSafety(c.gate, status, 3, vc, now)
+			for cond, w := range map[string]want{featuresv1alpha1.FeatureConditionUpgradeSafe: c.upgrade, featuresv1alpha1.FeatureConditionDowngradeSafe: c.downgrd} {
+				got := meta.FindStatusCondition(status.Conditions, cond)
+				if got == nil {
+					t.Fatalf("no %s condition", cond)
+				}
+				if w.status == "" {
+					continue
+				}
+				if string(got.Status) != w.status || got.Reason != w.reason || !strings.Contains(got.Message, w.says) || got.ObservedGeneration != 3 {
+					t.Errorf("%s = %s/%s %q (generation %d), want %s/%s saying %q", cond, got.Status, got.Reason, got.Message, got.ObservedGeneration, w.status, w.reason, w.says)
+				}
+				direction := map[string]string{featuresv1alpha1.FeatureConditionUpgradeSafe: "upgrade", featuresv1alpha1.FeatureConditionDowngradeSafe: "downgrade"}[cond]
+				v, err := testutil.GetGaugeMetricValue(versionChangeBlocked.WithLabelValues(c.gate, direction))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (v == 1) != (w.status == "False") {
+					t.Errorf("%s blocked metric = %v for %s", direction, v, w.status)
+				}
+			}
+			// A second sync changes nothing.
+			before := status.DeepCopy()
+			setVersionSafety(c.gate, status, 3, vc, metav1.NewTime(now.Add(time.Minute)))
+			if !equalConditions(before.Conditions, status.Conditions) {
+				t.Errorf("a second sync changed the conditions:\n%+v\n%+v", before.Conditions, status.Conditions)
+			}
+		})
+	}
+}
+
+func equalConditions(a, b []metav1.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
