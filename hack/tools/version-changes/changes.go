@@ -25,7 +25,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/version"
-	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	"k8s.io/apiserver/pkg/server/resourceconfig"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -35,7 +34,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubeapiserver"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/features"
 	"k8s.io/featureflags/pkg/features/inventory"
 )
@@ -198,14 +197,11 @@ func lifecycleKind(registry map[featuregate.Feature]features.Lifecycle, g featur
 // resource served with a registry store, as kube-apiserver emulating it
 // stores it.
 func storageVersions(versions []*version.Version) ([]map[schema.GroupResource]schema.GroupVersion, error) {
-	cfg := upstreamstores.Config{Gated: true, Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer()}
-	ps, err := upstreamstores.Providers(cfg)
-	if err != nil {
-		return nil, err
-	}
-	rs, _, err := upstreamstores.BuildAll(ps, upstreamstores.NoStorage{}, cfg)
-	if err != nil {
-		return nil, err
+	// Every resource kube-apiserver serves with a registry store, as the
+	// migrator's catalog holds them (upstream's providers on no storage).
+	rs := migrator.SupportedResources()
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("no resource with a registry store: the migrator's catalog could not be built")
 	}
 	binary := utilfeature.DefaultMutableFeatureGate.EmulationVersion()
 	var out []map[schema.GroupResource]schema.GroupVersion
@@ -216,24 +212,28 @@ func storageVersions(versions []*version.Version) ([]map[schema.GroupResource]sc
 		sfc := kubeapiserver.NewStorageFactoryConfigEffectiveVersion(ev)
 		encoding := resourceconfig.MergeResourceEncodingConfigs(sfc.DefaultResourceEncoding, sfc.ResourceEncodingOverrides)
 		m := map[schema.GroupResource]schema.GroupVersion{}
-		for _, r := range rs {
-			gv, err := storageVersion(encoding, r)
+		for _, gr := range rs {
+			gv, err := storageVersion(encoding, gr)
 			if err != nil {
-				return nil, fmt.Errorf("%s at %s: %w", r.GroupResource, v, err)
+				return nil, fmt.Errorf("%s at %s: %w", gr, v, err)
 			}
-			m[r.GroupResource] = gv
+			m[gr] = gv
 		}
 		out = append(out, m)
 	}
 	return out, nil
 }
 
-// storageVersion is the version r's objects are stored in under encoding.
-func storageVersion(encoding *serverstorage.DefaultResourceEncodingConfig, r upstreamstores.Resource) (schema.GroupVersion, error) {
-	if !legacyscheme.Scheme.IsGroupRegistered(r.Group) {
-		return schema.GroupVersion{}, fmt.Errorf("group %q is not registered", r.Group)
+// storageVersion is the version gr's objects are stored in under encoding.
+func storageVersion(encoding *serverstorage.DefaultResourceEncodingConfig, gr schema.GroupResource) (schema.GroupVersion, error) {
+	if !legacyscheme.Scheme.IsGroupRegistered(gr.Group) {
+		return schema.GroupVersion{}, fmt.Errorf("group %q is not registered", gr.Group)
 	}
-	return encoding.BackwardCompatibileStorageEncodingFor(r.GroupResource, r.Store.New())
+	example, err := migrator.NewObject(gr)
+	if err != nil {
+		return schema.GroupVersion{}, err
+	}
+	return encoding.BackwardCompatibileStorageEncodingFor(gr, example)
 }
 
 func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }
