@@ -45,6 +45,11 @@ type Configuration struct {
 	// flags opt the gate into (CommandLine, Central, Dynamic), sorted. More
 	// than one mode is a disagreement: management and desired state hold.
 	Modes map[featuresv1alpha1.FeatureManagement][]string
+	// Versions are the emulation versions ("major.minor") of the
+	// apiservers by identity, as far as they state them; a disagreement
+	// message names each apiserver's version, since an emulation-version
+	// change also changes the values of the gates whose default differs.
+	Versions map[string]string
 }
 
 // Management returns the management every apiserver that states one opts
@@ -134,7 +139,7 @@ func (c Configuration) DisagreementMessage() string {
 	}
 	var parts []string
 	if len(c.On) > 0 && len(c.Off) > 0 {
-		parts = append(parts, fmt.Sprintf("On on %s; Off on %s", listNames(c.On), listNames(c.Off)))
+		parts = append(parts, fmt.Sprintf("On on %s; Off on %s", listNames(c.withVersions(c.On)), listNames(c.withVersions(c.Off))))
 	}
 	if len(c.Modes) > 1 {
 		var modes []string
@@ -144,6 +149,22 @@ func (c Configuration) DisagreementMessage() string {
 		parts = append(parts, "management "+strings.Join(modes, "; "))
 	}
 	return "apiservers disagree: " + strings.Join(parts, "; ")
+}
+
+// withVersions returns ids, each followed by " (emulating <version>)" when
+// c.Versions states its version.
+func (c Configuration) withVersions(ids []string) []string {
+	if len(c.Versions) == 0 {
+		return ids
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id
+		if v := c.Versions[id]; v != "" {
+			out[i] += " (emulating " + v + ")"
+		}
+	}
+	return out
 }
 
 // listNames joins names with ", ", listing at most maxListedNames of them and

@@ -19,6 +19,7 @@ package features
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -259,4 +260,100 @@ func waitAllConverged(t *testing.T, admin featuresclient.Interface, values map[s
 		t.Fatalf("Features not in the state of their value: %v", wrong)
 	}
 	return got
+}
+
+// TestEmulationVersionRolling runs two kube-apiservers on one etcd and
+// moves them from --emulated-version=1.36 to 1.37 one at a time: while they
+// disagree no Feature changes state, the Features whose value differs
+// between the versions say ConfigurationAgreed=False naming each apiserver
+// with its version, and every Feature is described at the lowest emulation
+// version among the live apiservers, 1.36, whichever apiserver leads it.
+// Once both emulate 1.37 the Features whose value changed transition.
+func TestEmulationVersionRolling(t *testing.T) {
+	if !framework.SeparateHosts() {
+		why := "needs unshare(1) with UTS namespaces (root, or an unprivileged user namespace) so that each apiserver process has its own identity"
+		framework.RecordSkip(t, "the whole test", why)
+		t.Skip(why)
+	}
+	ctx := context.Background()
+	prefix := framework.SharedEtcd().Prefix
+	hosts := []string{"version-a", "version-b"}
+	servers := make([]*framework.APIServerProcess, len(hosts))
+	for i, h := range hosts {
+		servers[i] = framework.StartAPIServerProcess(t, h, prefix, versionFlags(versionLow)...)
+	}
+	c := featuretest.NewClients(configsOf(servers)...)
+	admin := c.Features[0]
+	ids := make([]string, len(hosts))
+	for i, h := range hosts {
+		ids[i] = identityOf(t, c.Kube[0], h)
+	}
+	low, high := announcedValues(t, versionLow), announcedValues(t, versionHigh)
+	name := gatename.ObjectName(versionGate)
+	before := waitAllConverged(t, admin, low)
+
+	// b emulates 1.37, a still 1.36.
+	servers[1].Restart(t, versionFlags(versionHigh)...)
+	var f *featuresv1alpha1.Feature
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if f, err = admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		c := condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed)
+		return c != nil && c.Status == metav1.ConditionFalse, nil
+	})
+	if err != nil {
+		t.Fatalf("with %s at %s and %s at %s, %s must say ConfigurationAgreed=False: %+v", ids[0], versionLow, ids[1], versionHigh, name, f)
+	}
+	msg := condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed).Message
+	for _, want := range []string{"On on " + ids[1] + " (emulating " + versionHigh.String() + ")", "Off on " + ids[0] + " (emulating " + versionLow.String() + ")"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("ConfigurationAgreed's message %q does not say %q", msg, want)
+		}
+	}
+	t.Logf("%s at %s, %s at %s: %s", ids[0], versionLow, ids[1], versionHigh, msg)
+
+	// Hold a while: nothing moves, and every Feature a 1.36 apiserver
+	// knows is described as of 1.36, whoever leads it.
+	lowGate := gateAt(t, versionLow).GetAll()
+	deadline := time.Now().Add(3 * multiLivenessWindow / 2)
+	for time.Now().Before(deadline) {
+		list, err := admin.FeaturesV1alpha1().Features("kube-system").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range list.Items {
+			if _, ok := low[f.Name]; !ok {
+				continue
+			}
+			if f.Status.State != before[f.Name] || string(f.Spec.DesiredState) != string(before[f.Name]) {
+				t.Fatalf("%s moved while the apiservers emulate different versions: desired %s, state %s, was %s",
+					f.Name, f.Spec.DesiredState, f.Status.State, before[f.Name])
+			}
+			spec := lowGate[featuregate.Feature(f.Spec.Gate)]
+			if f.Status.Version != versionLow.String() || f.Status.Default == nil || *f.Status.Default != spec.Default ||
+				f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
+				t.Fatalf("%s is described as %s/%v/%s while the lowest emulation version is %s, where the gate is %t/%s",
+					f.Name, f.Status.Version, ptr.Deref(f.Status.Default, false), f.Status.PreRelease, versionLow, spec.Default, spec.PreRelease)
+			}
+			if on, ok := high[f.Name]; ok && on != low[f.Name] {
+				if c := condition(&f, featuresv1alpha1.FeatureConditionConfigurationAgreed); c == nil || c.Status != metav1.ConditionFalse {
+					t.Fatalf("%s changes value with the version but says ConfigurationAgreed %+v", f.Name, c)
+				}
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("held %s: no Feature moved, all described at %s", 3*multiLivenessWindow/2, versionLow)
+
+	// a emulates 1.37 too: the Features whose value changed transition.
+	servers[0].Restart(t, versionFlags(versionHigh)...)
+	f = featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	spec := gateAt(t, versionHigh).GetAll()[versionGate]
+	if f.Status.Version != versionHigh.String() || *f.Status.Default != spec.Default || f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
+		t.Errorf("%s is described as %s/%t/%s once both emulate %s, where the gate is %t/%s",
+			name, f.Status.Version, *f.Status.Default, f.Status.PreRelease, versionHigh, spec.Default, spec.PreRelease)
+	}
+	waitAllConverged(t, admin, high)
 }
