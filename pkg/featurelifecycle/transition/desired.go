@@ -46,9 +46,10 @@ type Configuration struct {
 	// than one mode is a disagreement: management and desired state hold.
 	Modes map[featuresv1alpha1.FeatureManagement][]string
 	// Versions are the emulation versions ("major.minor") of the
-	// apiservers by identity, as far as they state them; a disagreement
-	// message names each apiserver's version, since an emulation-version
-	// change also changes the values of the gates whose default differs.
+	// apiservers by identity, as far as they state them. When they differ,
+	// a disagreement message names each apiserver's version: an
+	// emulation-version change also changes the values of the gates whose
+	// default differs.
 	Versions map[string]string
 }
 
@@ -152,9 +153,18 @@ func (c Configuration) DisagreementMessage() string {
 }
 
 // withVersions returns ids, each followed by " (emulating <version>)" when
-// c.Versions states its version.
+// c.Versions states its version and the apiservers of c state different
+// versions (a rolling change of --emulated-version); when they all emulate
+// the same version, the disagreement is in their flags and ids are
+// returned as they are.
 func (c Configuration) withVersions(ids []string) []string {
-	if len(c.Versions) == 0 {
+	seen := map[string]bool{}
+	for _, id := range append(slices.Clone(c.On), c.Off...) {
+		if v := c.Versions[id]; v != "" {
+			seen[v] = true
+		}
+	}
+	if len(seen) < 2 {
 		return ids
 	}
 	out := make([]string, len(ids))

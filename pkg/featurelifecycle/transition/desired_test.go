@@ -247,6 +247,12 @@ func TestDisagreementMessage(t *testing.T) {
 				Versions: map[string]string{"apiserver-a": "1.37", "apiserver-c": "1.36"}},
 			want: "apiservers disagree: On on apiserver-a (emulating 1.37), apiserver-b; Off on apiserver-c (emulating 1.36)",
 		},
+		{
+			name: "one emulation version is not named",
+			c: Configuration{On: []string{"apiserver-a"}, Off: []string{"apiserver-c"},
+				Versions: map[string]string{"apiserver-a": "1.37", "apiserver-c": "1.37"}},
+			want: "apiservers disagree: On on apiserver-a; Off on apiserver-c",
+		},
 		{"agreed", Configuration{On: []string{"a"}}, ""},
 		{"empty", Configuration{}, ""},
 	}
