@@ -620,6 +620,7 @@ func (c *Controller) desiredState(ctx context.Context, f *featuresv1alpha1.Featu
 	}
 	v := vote{config: transition.ConfigurationOf(f, voters), desired: f.Spec.DesiredState, agreed: true}
 	v.config.Modes = c.modesOf(f.Spec.Gate, voters)
+	v.config.Versions = c.apiserverVersions(voters)
 	management := f.Spec.Management
 	mode, modesAgreed := v.config.Management()
 	switch {
@@ -685,9 +686,13 @@ func (c *Controller) modesOf(gate string, voters []string) map[featuresv1alpha1.
 // next pass).
 func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature, spec featuregate.FeatureSpec, v vote, now time.Time, after *outbox) (*featuresv1alpha1.FeatureStatus, time.Duration) {
 	status := f.Status.DeepCopy()
-	// The leader keeps the description current: after an upgrade the
-	// leaders run the new version.
-	Describe(status, spec, VersionOf(c.gate))
+	// The leader keeps the description current, at the lowest emulation
+	// version among the live apiservers: after an upgrade the leaders run
+	// the new version, and while the apiservers move from one emulation
+	// version to another the description is the version they can still
+	// fall back to.
+	described, at := c.description(f.Spec.Gate, spec, v.config.Versions)
+	Describe(status, described, at)
 	status.AppliesWhileRunning = features.AppliesWhileRunning(featuregate.Feature(f.Spec.Gate))
 	transition.SetKnown(status, f.Generation, true, "Known", "the leader, "+c.self+", knows the gate", metav1.NewTime(now))
 	if by, ok := desiredStateSetBy(f); ok && f.Status.ObservedGeneration < f.Generation {

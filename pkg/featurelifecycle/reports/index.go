@@ -49,6 +49,11 @@ type Report struct {
 	// HolderLease is the Lease whose renewal says the reporter is alive,
 	// if any.
 	HolderLease *featuresv1alpha1.FeatureReportLease
+	// EmulationVersion is the emulation version ("major.minor") a
+	// kube-apiserver's values hold for, from the report's
+	// featuresv1alpha1.EmulationVersionAnnotation; empty when it is not
+	// stated.
+	EmulationVersion string
 }
 
 // NewReport returns what the index keeps of r.
@@ -58,6 +63,8 @@ func NewReport(r *featuresv1alpha1.FeatureReport) *Report {
 		Component: r.Spec.Component, Identity: r.Spec.Identity,
 		Gates:       make(map[string]bool, len(r.Spec.Gates)),
 		HolderLease: r.Spec.HolderLease,
+
+		EmulationVersion: r.Annotations[featuresv1alpha1.EmulationVersionAnnotation],
 	}
 	for _, g := range r.Spec.Gates {
 		out.Gates[g.Name] = g.Enabled

@@ -45,6 +45,12 @@ type Configuration struct {
 	// flags opt the gate into (CommandLine, Central, Dynamic), sorted. More
 	// than one mode is a disagreement: management and desired state hold.
 	Modes map[featuresv1alpha1.FeatureManagement][]string
+	// Versions are the emulation versions ("major.minor") of the
+	// apiservers by identity, as far as they state them. When they differ,
+	// a disagreement message names each apiserver's version: an
+	// emulation-version change also changes the values of the gates whose
+	// default differs.
+	Versions map[string]string
 }
 
 // Management returns the management every apiserver that states one opts
@@ -134,7 +140,7 @@ func (c Configuration) DisagreementMessage() string {
 	}
 	var parts []string
 	if len(c.On) > 0 && len(c.Off) > 0 {
-		parts = append(parts, fmt.Sprintf("On on %s; Off on %s", listNames(c.On), listNames(c.Off)))
+		parts = append(parts, fmt.Sprintf("On on %s; Off on %s", listNames(c.withVersions(c.On)), listNames(c.withVersions(c.Off))))
 	}
 	if len(c.Modes) > 1 {
 		var modes []string
@@ -144,6 +150,31 @@ func (c Configuration) DisagreementMessage() string {
 		parts = append(parts, "management "+strings.Join(modes, "; "))
 	}
 	return "apiservers disagree: " + strings.Join(parts, "; ")
+}
+
+// withVersions returns ids, each followed by " (emulating <version>)" when
+// c.Versions states its version and the apiservers of c state different
+// versions (a rolling change of --emulated-version); when they all emulate
+// the same version, the disagreement is in their flags and ids are
+// returned as they are.
+func (c Configuration) withVersions(ids []string) []string {
+	seen := map[string]bool{}
+	for _, id := range append(slices.Clone(c.On), c.Off...) {
+		if v := c.Versions[id]; v != "" {
+			seen[v] = true
+		}
+	}
+	if len(seen) < 2 {
+		return ids
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id
+		if v := c.Versions[id]; v != "" {
+			out[i] += " (emulating " + v + ")"
+		}
+	}
+	return out
 }
 
 // listNames joins names with ", ", listing at most maxListedNames of them and

@@ -241,6 +241,18 @@ func TestDisagreementMessage(t *testing.T) {
 			c:    Configuration{On: names("on", 6), Off: names("off", 12)},
 			want: "apiservers disagree: On on on-0, on-1, on-2, on-3, on-4, +1 more; Off on off-0, off-1, off-10, off-11, off-2, +7 more",
 		},
+		{
+			name: "emulation versions are named",
+			c: Configuration{On: []string{"apiserver-a", "apiserver-b"}, Off: []string{"apiserver-c"},
+				Versions: map[string]string{"apiserver-a": "1.37", "apiserver-c": "1.36"}},
+			want: "apiservers disagree: On on apiserver-a (emulating 1.37), apiserver-b; Off on apiserver-c (emulating 1.36)",
+		},
+		{
+			name: "one emulation version is not named",
+			c: Configuration{On: []string{"apiserver-a"}, Off: []string{"apiserver-c"},
+				Versions: map[string]string{"apiserver-a": "1.37", "apiserver-c": "1.37"}},
+			want: "apiservers disagree: On on apiserver-a; Off on apiserver-c",
+		},
 		{"agreed", Configuration{On: []string{"a"}}, ""},
 		{"empty", Configuration{}, ""},
 	}

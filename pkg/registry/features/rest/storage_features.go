@@ -19,6 +19,7 @@ package rest
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -169,6 +170,13 @@ func (p RESTStorageProvider) PostStartHook() (string, genericapiserver.PostStart
 				// The apiserver's identity lease says it is alive.
 				opts.HolderLease = &featuresv1alpha1.FeatureReportLease{Namespace: leader.IdentityLeaseNamespace, Name: p.Identity}
 			}
+			// The version the reported values hold for: the leaders
+			// describe Features at the lowest one among live apiservers.
+			opts.Annotations = maps.Clone(opts.Annotations)
+			if opts.Annotations == nil {
+				opts.Annotations = map[string]string{}
+			}
+			opts.Annotations[featuresv1alpha1.EmulationVersionAnnotation] = featurelifecycle.VersionOf(p.FeatureGate)
 			componentgate.StartInBackground(hookContext, gate, hookContext.LoopbackClientConfig, p.Identity, opts)
 		}
 		if d, ok := p.TaskEnv.Stores.(interface{ Destroy() }); ok {

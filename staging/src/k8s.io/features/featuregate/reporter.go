@@ -75,6 +75,9 @@ type ReporterOptions struct {
 	// QPS and Burst bound the rate of writes. Defaults 5 and 10.
 	QPS   float32
 	Burst int
+	// Annotations are written on the report (kube-apiserver: its
+	// emulation version, featuresv1alpha1.EmulationVersionAnnotation).
+	Annotations map[string]string
 }
 
 func (o ReporterOptions) withDefaults(component string) ReporterOptions {
@@ -325,7 +328,7 @@ func (r *reporter) report(gates []featuresv1alpha1.FeatureReportGate, now time.T
 	renew := metav1.NewMicroTime(now)
 	report := &featuresv1alpha1.FeatureReport{
 		TypeMeta:   metav1.TypeMeta{APIVersion: featuresv1alpha1.SchemeGroupVersion.String(), Kind: "FeatureReport"},
-		ObjectMeta: metav1.ObjectMeta{Name: r.name, Namespace: r.opts.Namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: r.name, Namespace: r.opts.Namespace, Annotations: r.opts.Annotations},
 		Spec: featuresv1alpha1.FeatureReportSpec{
 			Component:   r.gate.Component(),
 			Identity:    r.identity,

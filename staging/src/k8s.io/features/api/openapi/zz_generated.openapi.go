@@ -3191,7 +3191,7 @@ func schema_k8sio_features_api_v1alpha1_FeatureStatus(ref common.ReferenceCallba
 					},
 					"version": {
 						SchemaProps: spec.SchemaProps{
-							Description: "version is the emulation version (major.minor) the gate's spec and the state hold for.",
+							Description: "version is the emulation version (major.minor) the gate's spec and the state hold for: the lowest emulation version among the live kube-apiservers, the version the cluster can still fall back to while they emulate different versions (or the leading kube-apiserver's own when the gate does not exist at that lowest version).",
 							Type:        []string{"string"},
 							Format:      "",
 						},

@@ -22,6 +22,13 @@ package v1alpha1
 // kube-apiserver names the user in a DesiredStateSet event.
 const DesiredStateSetByAnnotation = "features.k8s.io/desired-state-set-by"
 
+// EmulationVersionAnnotation records on a kube-apiserver's FeatureReport the
+// emulation version (--emulated-version, "major.minor") its reported values
+// hold for. The Features' leaders describe each gate at the lowest emulation
+// version among the live kube-apiservers, and name the versions when the
+// apiservers disagree.
+const EmulationVersionAnnotation = "features.k8s.io/emulation-version"
+
 // FeatureReportName returns the name of the FeatureReport of a component's
 // process: <component>.<identity>.
 func FeatureReportName(component, identity string) string {

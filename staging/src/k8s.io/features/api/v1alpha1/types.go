@@ -204,7 +204,10 @@ type FeatureStatus struct {
 	LockToDefault bool `json:"lockToDefault,omitempty" protobuf:"varint,4,opt,name=lockToDefault"`
 
 	// version is the emulation version (major.minor) the gate's spec and the
-	// state hold for.
+	// state hold for: the lowest emulation version among the live
+	// kube-apiservers, the version the cluster can still fall back to while
+	// they emulate different versions (or the leading kube-apiserver's own
+	// when the gate does not exist at that lowest version).
 	// +optional
 	Version string `json:"version,omitempty" protobuf:"bytes,5,opt,name=version"`
 

@@ -39,7 +39,10 @@ type FeatureStatusApplyConfiguration struct {
 	// lockToDefault is true when the gate cannot be set to anything but its default.
 	LockToDefault *bool `json:"lockToDefault,omitempty"`
 	// version is the emulation version (major.minor) the gate's spec and the
-	// state hold for.
+	// state hold for: the lowest emulation version among the live
+	// kube-apiservers, the version the cluster can still fall back to while
+	// they emulate different versions (or the leading kube-apiserver's own
+	// when the gate does not exist at that lowest version).
 	Version *string `json:"version,omitempty"`
 	// appliesWhileRunning is true when components read the gate each time
 	// they use it, so that a Central or Dynamic Feature's new desired state

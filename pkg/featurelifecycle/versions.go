@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featurelifecycle
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/component-base/featuregate"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+)
+
+// LowestVersion returns the lowest of own and the emulation versions
+// ("major.minor") in versions, the version the cluster can still fall back
+// to while its apiservers emulate different versions (a rolling change of
+// --emulated-version). Versions that do not parse are ignored.
+func LowestVersion(own string, versions map[string]string) string {
+	lowest, err := version.Parse(own)
+	if err != nil {
+		return own
+	}
+	out := own
+	for _, s := range versions {
+		v, err := version.Parse(s)
+		if err != nil {
+			continue
+		}
+		if v.LessThan(lowest) {
+			lowest, out = v, fmt.Sprintf("%d.%d", v.Major(), v.Minor())
+		}
+	}
+	return out
+}
+
+// SpecAt returns the spec of a gate at the emulation version at ("major.minor"),
+// from its versioned specs, with the min-compatibility version one below (as
+// kube-apiserver defaults it), and false when the gate does not exist there
+// (no spec at or below at, or PreAlpha).
+func SpecAt(specs featuregate.VersionedSpecs, at string) (featuregate.FeatureSpec, bool) {
+	v, err := version.Parse(at)
+	if err != nil {
+		return featuregate.FeatureSpec{}, false
+	}
+	minCompat := v.SubtractMinor(1)
+	for i := len(specs) - 1; i >= 0; i-- {
+		s := specs[i]
+		if s.Version == nil || s.Version.GreaterThan(v) ||
+			(s.MinCompatibilityVersion != nil && minCompat.LessThan(s.MinCompatibilityVersion)) {
+			continue
+		}
+		return s, s.PreRelease != featuregate.PreAlpha
+	}
+	return featuregate.FeatureSpec{}, false
+}
+
+// apiserverVersions returns the emulation versions the kube-apiserver
+// reports of voters state, by identity.
+func (c *Controller) apiserverVersions(voters []string) map[string]string {
+	out := map[string]string{}
+	for _, id := range voters {
+		r := c.reports.Get(KubeNamespace + "/" + featuresv1alpha1.FeatureReportName(featuresv1alpha1.APIServerComponent, id))
+		if r != nil && r.EmulationVersion != "" {
+			out[id] = r.EmulationVersion
+		}
+	}
+	return out
+}
+
+// description returns the spec a Feature of gate is described with, and
+// its version: the gate at the lowest emulation version among this
+// apiserver and the voters (what the cluster can still fall back to), or
+// own (this apiserver's spec) at its own version when the gate does not
+// exist at that lower version.
+func (c *Controller) description(gate string, own featuregate.FeatureSpec, versions map[string]string) (featuregate.FeatureSpec, string) {
+	self := VersionOf(c.gate)
+	lowest := LowestVersion(self, versions)
+	if lowest == self {
+		return own, self
+	}
+	if spec, ok := SpecAt(c.gate.GetAllVersioned()[featuregate.Feature(gate)], lowest); ok {
+		return spec, lowest
+	}
+	return own, self
+}
