@@ -295,7 +295,7 @@ func (e *env) testTable(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, ","); got != "Name,Desired,State,Stage,Default,Tasks,Age,Gate,Version" {
+	if got := strings.Join(names, ","); got != "Name,Desired,State,Stage,Default,Tasks,Age,Gate,Version,Upgrade,Downgrade" {
 		t.Fatalf("columns %s", got)
 	}
 	if len(table.Rows) != 1 {
