@@ -34,6 +34,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubeapiserver"
 	"sigs.k8s.io/yaml"
 
+	"k8s.io/featureflags/pkg/featurelifecycle"
 	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
 	"k8s.io/featureflags/pkg/features"
 	"k8s.io/featureflags/pkg/features/inventory"
@@ -45,42 +46,19 @@ const emulatable = 3
 
 // stageAt is a gate's default and stage at one version.
 type stageAt struct {
-	Default    bool   `json:"default"`
-	PreRelease string `json:"preRelease"`
+	Default    bool
+	PreRelease string
 }
 
-// specAt returns the spec of specs (sorted by ascending version) that
-// applies at v: the last one introduced at or before v; false when the gate
-// does not exist yet at v.
+// specAt returns the gate's default and stage at v, as the Feature API
+// names stages (featurelifecycle.SpecAt and PreRelease, what the leaders
+// describe Features with), or false when the gate does not exist at v.
 func specAt(specs featuregate.VersionedSpecs, v *version.Version) (stageAt, bool) {
-	var out stageAt
-	found := false
-	for _, s := range specs {
-		if s.Version == nil || s.Version.GreaterThan(v) {
-			continue
-		}
-		out = stageAt{Default: s.Default, PreRelease: stageName(s)}
-		found = true
+	spec, ok := featurelifecycle.SpecAt(specs, fmt.Sprintf("%d.%d", v.Major(), v.Minor()))
+	if !ok {
+		return stageAt{}, false
 	}
-	return out, found
-}
-
-// stageName names a stage as the Feature API does (Alpha, Beta, GA,
-// Deprecated).
-func stageName(s featuregate.FeatureSpec) string {
-	switch s.PreRelease {
-	case featuregate.Alpha:
-		return "Alpha"
-	case featuregate.Beta:
-		return "Beta"
-	case featuregate.GA:
-		return "GA"
-	case featuregate.Deprecated:
-		return "Deprecated"
-	case featuregate.PreAlpha:
-		return "PreAlpha"
-	}
-	return string(s.PreRelease)
+	return stageAt{Default: spec.Default, PreRelease: string(featurelifecycle.PreRelease(spec))}, true
 }
 
 // generate computes the file.
