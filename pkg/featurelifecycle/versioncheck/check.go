@@ -26,11 +26,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/version"
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
 	"k8s.io/featureflags/pkg/features/inventory"
@@ -285,16 +285,13 @@ func settled(s featuresv1alpha1.FeatureState) featuresv1alpha1.FeatureState {
 	return featuresv1alpha1.FeatureStateOff
 }
 
-// less compares major.minor versions.
+// less compares major.minor versions; one that does not parse sorts
+// first.
 func less(a, b string) bool {
-	am, an := parse(a)
-	bm, bn := parse(b)
-	return am < bm || am == bm && an < bn
-}
-
-func parse(v string) (int, int) {
-	major, minor, _ := strings.Cut(v, ".")
-	m, _ := strconv.Atoi(major)
-	n, _ := strconv.Atoi(minor)
-	return m, n
+	vb, err := version.Parse(b)
+	if err != nil {
+		return false
+	}
+	va, err := version.Parse(a)
+	return err != nil || va.LessThan(vb)
 }
