@@ -686,6 +686,7 @@ func (c *Controller) modesOf(gate string, voters []string) map[featuresv1alpha1.
 // next pass).
 func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature, spec featuregate.FeatureSpec, v vote, now time.Time, after *outbox) (*featuresv1alpha1.FeatureStatus, time.Duration) {
 	status := f.Status.DeepCopy()
+	from := status.Version
 	// The leader keeps the description current, at the lowest emulation
 	// version among the live apiservers: after an upgrade the leaders run
 	// the new version, and while the apiservers move from one emulation
@@ -693,6 +694,7 @@ func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature
 	// fall back to.
 	described, at := c.description(f.Spec.Gate, spec, v.config.Versions)
 	Describe(status, described, at)
+	c.moveVersion(f, status, from, at, after)
 	status.AppliesWhileRunning = features.AppliesWhileRunning(featuregate.Feature(f.Spec.Gate))
 	transition.SetKnown(status, f.Generation, true, "Known", "the leader, "+c.self+", knows the gate", metav1.NewTime(now))
 	if by, ok := desiredStateSetBy(f); ok && f.Status.ObservedGeneration < f.Generation {
@@ -700,14 +702,20 @@ func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature
 			c.recorder.Eventf(f, corev1.EventTypeNormal, "DesiredStateSet", "%s set spec.desiredState to %s", by, f.Spec.DesiredState)
 		})
 	}
-	plan := c.plan(f.Spec.Gate)
+	plan := c.plan(f.Spec.Gate, status)
 	c.step(f, status, v.desired, plan, after)
 	held := c.cleanUpDrift(f, status, v.agreed, plan, after)
 	c.reenterOnResidue(f, status, v, plan, now, after)
 
 	requeue := time.Duration(0)
-	if len(status.Tasks) > 0 && (status.State == featuresv1alpha1.FeatureStateTurningOn || status.State == featuresv1alpha1.FeatureStateTurningOff) {
-		requeue = c.runTask(ctx, f, status, now, after)
+	if len(status.Tasks) > 0 {
+		// The tasks of a transition, then the version-keyed ones, which
+		// may also be pending in a final state (versiontasks.go).
+		if c.versionTaskWaits(f.Spec.Gate, status, v.config.Versions) {
+			requeue = c.opts.Resync
+		} else {
+			requeue = c.runTask(ctx, f, status, now, after)
+		}
 		// A finished last task completes the transition in the same write.
 		c.step(f, status, v.desired, plan, after)
 	}
@@ -981,21 +989,31 @@ func (c *Controller) tasksFor(gate string, target featuresv1alpha1.FeatureState)
 	return append(list, lc.OnDisable...)
 }
 
-func (c *Controller) plan(gate string) transition.Plan {
+// plan returns the Plan of gate's transitions for a Feature whose status
+// is status: the transition's tasks, then the version-keyed tasks status
+// holds when the transition starts.
+func (c *Controller) plan(gate string, status *featuresv1alpha1.FeatureStatus) transition.Plan {
 	return func(target featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask {
 		var out []featuresv1alpha1.FeatureTask
 		for _, t := range c.tasksFor(gate, target) {
 			out = append(out, tasks.Status(t))
 		}
-		return out
+		return append(out, c.pendingVersionTasks(gate, status.Tasks)...)
 	}
 }
 
+// task returns the task named name of gate's transition into state, or
+// its version-keyed task of that name.
 func (c *Controller) task(gate string, state featuresv1alpha1.FeatureState, name string) tasks.Task {
-	for _, t := range c.tasksFor(gate, state) {
-		if t.Name() == name {
-			return t
+	if state == featuresv1alpha1.FeatureStateTurningOn || state == featuresv1alpha1.FeatureStateTurningOff {
+		for _, t := range c.tasksFor(gate, state) {
+			if t.Name() == name {
+				return t
+			}
 		}
+	}
+	if t := c.opts.Lifecycles[featuregate.Feature(gate)].VersionTask(name); t != nil {
+		return t
 	}
 	return nil
 }

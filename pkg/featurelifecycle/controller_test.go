@@ -136,7 +136,10 @@ func (h *harness) controller(self string, configured bool) *Controller {
 	h.t.Helper()
 	gate := featuregate.NewVersionedFeatureGate(version.MustParse("1.36"))
 	if err := gate.AddVersioned(map[featuregate.Feature]featuregate.VersionedSpecs{
-		"TestGate": {{Version: version.MustParse("1.36"), Default: true, PreRelease: featuregate.Beta}},
+		"TestGate": {
+			{Version: version.MustParse("1.35"), Default: false, PreRelease: featuregate.Alpha},
+			{Version: version.MustParse("1.36"), Default: true, PreRelease: featuregate.Beta},
+		},
 	}); err != nil {
 		h.t.Fatal(err)
 	}

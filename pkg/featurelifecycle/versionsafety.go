@@ -65,9 +65,12 @@ func setVersionSafety(gate string, status *featuresv1alpha1.FeatureStatus, gener
 			case !report.Safe():
 				b := report.Blockers[0]
 				c.Status, c.Reason, c.Message = metav1.ConditionFalse, b.Reason, b.Message
-				if b.Reason == "InTransition" {
+				switch b.Reason {
+				case "InTransition":
 					// The finding quotes the active task, which moves.
 					c.Message = fmt.Sprintf("%s is %s: wait until it is settled before moving to %s", gate, status.State, target)
+				case "VersionTaskPending":
+					c.Message = fmt.Sprintf("%s has version-keyed tasks left (%s first): wait until they are done before moving to %s", gate, status.Tasks[0].Name, target)
 				}
 			default:
 				c.Status, c.Reason = metav1.ConditionTrue, "NothingBlocks"

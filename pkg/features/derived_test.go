@@ -99,14 +99,6 @@ func TestDerived(t *testing.T) {
 	}
 }
 
-func taskNames(ts []tasks.Task) []string {
-	var out []string
-	for _, t := range ts {
-		out = append(out, t.Name())
-	}
-	return out
-}
-
 func derivedOf(t *testing.T, gate featuregate.Feature) Lifecycle {
 	t.Helper()
 	derived, err := Derived()

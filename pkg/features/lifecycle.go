@@ -35,6 +35,13 @@ type Lifecycle struct {
 	// OnDisable runs, in order, while the feature is TurningOff: clearing the
 	// fields the feature added, waiting for objects that use it to go away.
 	OnDisable []tasks.Task
+	// Upgrades run when the cluster's emulation version crosses a version
+	// upwards, Downgrades when it crosses one downwards, whatever the
+	// feature's state (versiontasks.go). The leader queues them when the
+	// version its Feature holds for (status.version) moves, and steps them
+	// once every live kube-apiserver emulates that version.
+	Upgrades   []OnUpgrade
+	Downgrades []OnDowngrade
 }
 
 // Inspectors returns, by name, the tasks of l that look at stored objects

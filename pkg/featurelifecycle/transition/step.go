@@ -61,8 +61,9 @@ type Result struct {
 // From Off To On, without recording TurningOn.
 //
 // Further decisions:
-//   - A final state that still carries tasks (which the API does not allow
-//     to persist) has them cleared: Changed is true, From and To are empty.
+//   - A final state that carries tasks keeps them: they are the
+//     version-keyed tasks a move of the emulation version queued, which
+//     the runner steps whatever the state.
 //   - A desired state other than On and Off, or a state other than "", On,
 //     Off, TurningOn and TurningOff (for example one written by a newer
 //     apiserver), is left alone: no change.
@@ -85,10 +86,9 @@ func Step(state featuresv1alpha1.FeatureState, desired featuresv1alpha1.FeatureD
 	case "":
 		return moved(state, final, nil)
 	case final:
-		if len(tasks) == 0 {
-			return unchanged
-		}
-		return Result{State: state, Tasks: nil, Changed: true}
+		// Tasks in a final state are version-keyed tasks (a move of the
+		// emulation version queued them): the runner steps them.
+		return unchanged
 	case turning:
 		if len(tasks) == 0 {
 			return moved(state, final, nil)

@@ -105,7 +105,7 @@ func TestStepTable(t *testing.T) {
 
 		// Desired On.
 		{sOn, dOn, nil, same(sOn, nil)},
-		{sOn, dOn, oldTasks, want{state: sOn, tasks: nil, changed: true}}, // stray tasks in a final state are cleared
+		{sOn, dOn, oldTasks, same(sOn, oldTasks)}, // version-keyed tasks in a final state stay for the runner
 		{sOff, dOn, nil, move(sOff, sTurningOn, onPlan)},
 		{sOff, dOn, oldTasks, move(sOff, sTurningOn, onPlan)},
 		{sTurningOn, dOn, nil, move(sTurningOn, sOn, nil)}, // no task left: final
@@ -115,7 +115,7 @@ func TestStepTable(t *testing.T) {
 
 		// Desired Off.
 		{sOff, dOff, nil, same(sOff, nil)},
-		{sOff, dOff, oldTasks, want{state: sOff, tasks: nil, changed: true}},
+		{sOff, dOff, oldTasks, same(sOff, oldTasks)},
 		{sOn, dOff, nil, move(sOn, sTurningOff, offPlan)},
 		{sOn, dOff, oldTasks, move(sOn, sTurningOff, offPlan)},
 		{sTurningOff, dOff, nil, move(sTurningOff, sOff, nil)},

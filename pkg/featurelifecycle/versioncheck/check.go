@@ -98,6 +98,13 @@ func Check(features []featuresv1alpha1.Feature, vc *inventory.VersionChanges, to
 		case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
 			r.Blockers = append(r.Blockers, Finding{Gate: f.Spec.Gate, Reason: "InTransition",
 				Message: fmt.Sprintf("%s is %s (%s): wait until it is %s", f.Spec.Gate, f.Status.State, activeTask(f), settled(f.Status.State))})
+		case featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff:
+			if len(f.Status.Tasks) > 0 {
+				// Version-keyed tasks of the last move of the emulation
+				// version (a storage-version rewrite among them).
+				r.Blockers = append(r.Blockers, Finding{Gate: f.Spec.Gate, Reason: "VersionTaskPending",
+					Message: fmt.Sprintf("%s has %d version-keyed task(s) of the move to %s left (%s): wait until they are done", f.Spec.Gate, len(f.Status.Tasks), f.Status.Version, activeTask(f))})
+			}
 		}
 		if c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed); c != nil && c.Status == metav1.ConditionFalse {
 			r.Blockers = append(r.Blockers, Finding{Gate: f.Spec.Gate, Reason: "ApiserversDisagree",
