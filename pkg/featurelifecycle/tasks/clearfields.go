@@ -50,6 +50,32 @@ type ClearFieldsTask struct {
 	name, description string
 	targets           []clearTarget
 	err               error
+	// words says what a write does in progress and messages: clearing
+	// fields, or (for RewriteStorageTask) rewriting whole objects.
+	words taskWords
+}
+
+// taskWords are the words a ClearFieldsTask reports its writes with.
+type taskWords struct {
+	// past is the past participle of the write ("cleared").
+	past string
+	// progress describes where the migration of a resource stands; label
+	// names the resource, with its position when the task has several
+	// ("statefulsets.apps (5/8)").
+	progress func(label string, cp migrator.Checkpoint) string
+	// done describes the finished task: written of seen objects of names.
+	done func(written, seen int64, names string) string
+}
+
+// clearWords are the words of the ClearFields task kind.
+var clearWords = taskWords{
+	past: "cleared",
+	progress: func(label string, cp migrator.Checkpoint) string {
+		return fmt.Sprintf("%s: %s", label, cp.Progress())
+	},
+	done: func(written, seen int64, names string) string {
+		return fmt.Sprintf("cleared %d of %d stored objects of %s", written, seen, names)
+	},
 }
 
 var (
@@ -73,7 +99,7 @@ type clearTarget struct {
 // migrator does not support, or a T that is not the resource's internal
 // type, makes Validate and every Step fail with an error saying so.
 func ClearFields[T runtime.Object](name, description string, resource schema.GroupResource, clear func(T) bool) *ClearFieldsTask {
-	c := &ClearFieldsTask{name: name, description: description}
+	c := &ClearFieldsTask{name: name, description: description, words: clearWords}
 	accepts := func(obj runtime.Object) bool { _, ok := obj.(T); return ok }
 	switch obj, err := migrator.NewObject(resource); {
 	case clear == nil:
@@ -101,7 +127,7 @@ func ClearFields[T runtime.Object](name, description string, resource schema.Gro
 // workload's controller may roll out new pods. Pods themselves are not
 // covered (their spec is mostly immutable).
 func ClearPodTemplateFields(name, description string, clear func(*api.PodSpec) bool) *ClearFieldsTask {
-	c := &ClearFieldsTask{name: name, description: description}
+	c := &ClearFieldsTask{name: name, description: description, words: clearWords}
 	if clear == nil {
 		c.err = fmt.Errorf("task %s: no clear function", name)
 	}
@@ -139,7 +165,7 @@ type FieldClearer struct {
 // inventory. An unsupported resource, one listed twice or a missing
 // function makes Validate and every Step fail with an error saying so.
 func ClearFieldsOf(name, description string, targets []FieldClearer) *ClearFieldsTask {
-	c := &ClearFieldsTask{name: name, description: description}
+	c := &ClearFieldsTask{name: name, description: description, words: clearWords}
 	if len(targets) == 0 {
 		c.err = fmt.Errorf("task %s: no resource to clear", name)
 	}
@@ -334,7 +360,7 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 		if len(st.Remaining) == 0 {
 			return c.done(st), nil
 		}
-		out.Message = fmt.Sprintf("%s cleared: %s", target.resource.String(), cp.Progress())
+		out.Message = fmt.Sprintf("%s %s: %s", target.resource.String(), c.words.past, cp.Progress())
 	case cp.Continue == "":
 		// The pass is over and left objects uncleared: pass over the other
 		// resources, then over this one again.
@@ -343,16 +369,16 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 		st.Remaining = append(st.Remaining[1:], st.Remaining[0])
 		st.Migration = migrator.Checkpoint{}
 		out.RequeueAfter = clearFieldsRetryDelay
-		out.Message = fmt.Sprintf("%d %s could not be cleared in this pass (%s); passing over it again",
-			cp.Failed, target.resource.String(), strings.Join(cp.Failures, ", "))
+		out.Message = fmt.Sprintf("%d %s could not be %s in this pass (%s); passing over it again",
+			cp.Failed, target.resource.String(), c.words.past, strings.Join(cp.Failures, ", "))
 		if failed != nil {
 			out.Message += ". Last: " + failed.Error()
 		}
 	case failed != nil:
 		out.Message = failed.Error()
 	case cp.Failed > 0:
-		out.Message = fmt.Sprintf("%d %s could not be cleared so far in this pass (%s); a later pass retries them",
-			cp.Failed, target.resource.String(), strings.Join(cp.Failures, ", "))
+		out.Message = fmt.Sprintf("%d %s could not be %s so far in this pass (%s); a later pass retries them",
+			cp.Failed, target.resource.String(), c.words.past, strings.Join(cp.Failures, ", "))
 	}
 	out.Checkpoint = st.encode()
 	out.Progress = ellipsis.Shorten(progress, maxProgressBytes, ellipsis.AtEnd)
@@ -363,10 +389,11 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 // progress says where the task stands, e.g.
 // "statefulsets.apps (5/8): 1500/10000 seen, 1200 cleared".
 func (c *ClearFieldsTask) progress(st clearFieldsCheckpoint, resource schema.GroupResource) string {
-	if len(c.targets) == 1 {
-		return fmt.Sprintf("%s: %s", resource.String(), st.Migration.Progress())
+	label := resource.String()
+	if len(c.targets) > 1 {
+		label = fmt.Sprintf("%s (%d/%d)", label, len(c.targets)-len(st.Remaining)+1, len(c.targets))
 	}
-	return fmt.Sprintf("%s (%d/%d): %s", resource.String(), len(c.targets)-len(st.Remaining)+1, len(c.targets), st.Migration.Progress())
+	return c.words.progress(label, st.Migration)
 }
 
 func (c *ClearFieldsTask) done(st clearFieldsCheckpoint) Outcome {
@@ -378,7 +405,7 @@ func (c *ClearFieldsTask) done(st clearFieldsCheckpoint) Outcome {
 	return Outcome{
 		Done:       true,
 		Checkpoint: st.encode(),
-		Progress:   ellipsis.Shorten(fmt.Sprintf("done: %d seen, %d cleared", st.Seen, st.Cleared), maxProgressBytes, ellipsis.AtEnd),
-		Message:    ellipsis.Shorten(fmt.Sprintf("cleared %d of %d stored objects of %s", st.Cleared, st.Seen, strings.Join(names, ", ")), maxMessageBytes, ellipsis.AtEnd),
+		Progress:   ellipsis.Shorten(fmt.Sprintf("done: %d seen, %d %s", st.Seen, st.Cleared, c.words.past), maxProgressBytes, ellipsis.AtEnd),
+		Message:    ellipsis.Shorten(c.words.done(st.Cleared, st.Seen, strings.Join(names, ", ")), maxMessageBytes, ellipsis.AtEnd),
 	}
 }
