@@ -99,7 +99,9 @@ var (
 
 // Registry returns the lifecycle registry transitions are planned from:
 // the lifecycles Derived from the gate inventory, with every explicit
-// entry of Lifecycles in place of the derived one of its gate.
+// entry of Lifecycles in place of the derived one of its gate, and the
+// built-in version-keyed tasks (StorageVersionMigrations) added to the
+// lifecycle of their gate.
 func Registry() map[featuregate.Feature]Lifecycle {
 	derived, err := Derived()
 	if err != nil {
@@ -110,6 +112,18 @@ func Registry() map[featuregate.Feature]Lifecycle {
 	out := make(map[featuregate.Feature]Lifecycle, len(derived)+len(Lifecycles))
 	maps.Copy(out, derived)
 	maps.Copy(out, Lifecycles)
+	// The built-in version-keyed tasks: storage version migrations.
+	vc, err := inventory.LoadVersionChanges()
+	if err == nil {
+		var migrations map[featuregate.Feature]Lifecycle
+		if migrations, err = StorageVersionMigrations(vc); err == nil {
+			withVersionTasks(out, migrations)
+		}
+	}
+	if err != nil {
+		// Checked by unit tests and make verify, as above.
+		klog.ErrorS(err, "Building the storage version migrations; none will run")
+	}
 	return out
 }
 

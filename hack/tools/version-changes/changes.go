@@ -68,7 +68,13 @@ func generate() ([]byte, error) {
 	for i := emulatable; i >= 0; i-- {
 		versions = append(versions, version.MajorMinor(binary.Major(), binary.Minor()-uint(i)))
 	}
-	registry := features.Registry()
+	// The lifecycles derived from the inventory (not Registry: a gate with
+	// only the built-in storage version migrations has no registration of
+	// its transitions).
+	registry, err := features.Derived()
+	if err != nil {
+		return nil, err
+	}
 
 	file := inventory.VersionChanges{
 		BinaryVersion: fmt.Sprintf("%d.%d", binary.Major(), binary.Minor()),

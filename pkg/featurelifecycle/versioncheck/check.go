@@ -32,7 +32,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	"k8s.io/features/gatename"
 
+	featureregistry "k8s.io/featureflags/pkg/features"
 	"k8s.io/featureflags/pkg/features/inventory"
 )
 
@@ -191,11 +193,15 @@ func Check(features []featuresv1alpha1.Feature, vc *inventory.VersionChanges, to
 	for _, s := range between(vc, from, to) {
 		for _, c := range s.StorageVersions {
 			old, now, at := c.From, c.To, s.To
+			task := "migrate-storage-to-" + strings.ReplaceAll(s.To, ".", "-")
 			if less(to, from) {
 				old, now, at = now, old, s.From
+				task = "migrate-storage-below-" + strings.ReplaceAll(s.To, ".", "-")
 			}
-			r.Changes = append(r.Changes, Finding{Resource: c.Resource, Reason: "StorageVersionChanges",
-				Message: fmt.Sprintf("at %s, %s is stored at %s instead of %s; objects written before stay at %s until rewritten", at, c.Resource, now, old, old)})
+			gate, _ := featureregistry.StorageVersionGate(c.Resource)
+			r.Changes = append(r.Changes, Finding{Gate: string(gate), Resource: c.Resource, Reason: "StorageVersionChanges",
+				Message: fmt.Sprintf("at %s, %s is stored at %s instead of %s; once every kube-apiserver emulates %s, task %s of Feature %s rewrites the objects stored before at %s",
+					at, c.Resource, now, old, at, task, gatename.ObjectName(string(gate)), now)})
 		}
 	}
 	return r, nil
