@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	"k8s.io/component-base/featuregate"
-	kubefeatures "k8s.io/kubernetes/pkg/features"
 
 	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 	"k8s.io/featureflags/pkg/features/inventory"
@@ -38,8 +37,6 @@ import (
 // emulates (inventory.LoadVersionChanges) must be found here; a unit test
 // says so after a rebase.
 var StorageVersionGates = map[string]featuregate.Feature{
-	"resource.k8s.io":                                              kubefeatures.DynamicResourceAllocation,
-	"volumeattributesclasses.storage.k8s.io":                       kubefeatures.VolumeAttributesClass,
 	"mutatingadmissionpolicies.admissionregistration.k8s.io":       genericfeatures.MutatingAdmissionPolicy,
 	"mutatingadmissionpolicybindings.admissionregistration.k8s.io": genericfeatures.MutatingAdmissionPolicy,
 }

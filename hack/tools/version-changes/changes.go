@@ -27,8 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/server/resourceconfig"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	utilcompatibility "k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/kubeapiserver"
@@ -78,7 +78,7 @@ func generate() ([]byte, error) {
 
 	file := inventory.VersionChanges{
 		BinaryVersion: fmt.Sprintf("%d.%d", binary.Major(), binary.Minor()),
-		Rule:          "min-compatibility version = emulation version - 1",
+		Rule:          "min-compatibility version = kube-apiserver's default: emulation version - 1, at least binary version - 3",
 	}
 	for _, v := range versions {
 		file.Versions = append(file.Versions, fmt.Sprintf("%d.%d", v.Major(), v.Minor()))
@@ -156,9 +156,9 @@ func generate() ([]byte, error) {
 # - storageVersions: every resource whose storage version differs, from
 #   upstream's storage factory configuration built for each emulation version
 #   (kubeapiserver.NewStorageFactoryConfigEffectiveVersion, with the
-#   min-compatibility version one below the emulation version, as
-#   kube-apiserver defaults it), for every resource served with a registry
-#   store.
+#   min-compatibility version kube-apiserver defaults to: one below the
+#   emulation version, but not below the binary version - 3), for every
+#   resource served with a registry store.
 #
 # Gate changes: %d; storage version changes: %d.
 `, file.BinaryVersion, gateChanges, storageChanges)
@@ -190,9 +190,15 @@ func storageVersions(versions []*version.Version) ([]map[schema.GroupResource]sc
 	binary := utilfeature.DefaultMutableFeatureGate.EmulationVersion()
 	var out []map[schema.GroupResource]schema.GroupVersion
 	for _, v := range versions {
-		ev := basecompatibility.NewEffectiveVersion(version.MajorMinor(binary.Major(), binary.Minor()), false, version.MajorMinor(1, 0), version.MajorMinor(1, 0))
+		// kube-apiserver's own effective version, with its floors: the
+		// min-compatibility version it defaults to is one below the
+		// emulation version, but not below binary - 3 (at the lowest
+		// emulation version both are the same).
+		ev := utilcompatibility.DefaultBuildEffectiveVersion()
+		if !ev.BinaryVersion().EqualTo(binary) {
+			return nil, fmt.Errorf("kube-apiserver's binary version is %s, its gates' %s", ev.BinaryVersion(), binary)
+		}
 		ev.SetEmulationVersion(v)
-		ev.SetMinCompatibilityVersion(version.MajorMinor(v.Major(), v.Minor()-1))
 		sfc := kubeapiserver.NewStorageFactoryConfigEffectiveVersion(ev)
 		encoding := resourceconfig.MergeResourceEncodingConfigs(sfc.DefaultResourceEncoding, sfc.ResourceEncodingOverrides)
 		m := map[schema.GroupResource]schema.GroupVersion{}
