@@ -18,6 +18,7 @@ package features
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -262,13 +263,18 @@ func waitAllConverged(t *testing.T, admin featuresclient.Interface, values map[s
 	return got
 }
 
-// TestEmulationVersionRolling runs two kube-apiservers on one etcd and
-// moves them from --emulated-version=1.36 to 1.37 one at a time: while they
-// disagree no Feature changes state, the Features whose value differs
-// between the versions say ConfigurationAgreed=False naming each apiserver
-// with its version, and every Feature is described at the lowest emulation
-// version among the live apiservers, 1.36, whichever apiserver leads it.
-// Once both emulate 1.37 the Features whose value changed transition.
+// TestEmulationVersionRolling runs three kube-apiservers on one etcd and
+// moves them from --emulated-version=1.36 to 1.37 one at a time, then back
+// to 1.36 one at a time. While they emulate different versions no Feature
+// changes state: the Features whose value differs between the versions say
+// ConfigurationAgreed=False naming each apiserver with its version, and
+// every Feature is described at the lowest emulation version among the live
+// apiservers, 1.36, whichever apiserver leads it. Once all three emulate
+// 1.37 the Features whose value changed transition and the storage version
+// migration of MutatingAdmissionPolicy runs; on the way back, as soon as one
+// apiserver emulates 1.36 again its rewrite to the old storage version is
+// queued and waits, naming the apiservers still at 1.37, until all three
+// are back.
 func TestEmulationVersionRolling(t *testing.T) {
 	if !framework.SeparateHosts() {
 		why := "needs unshare(1) with UTS namespaces (root, or an unprivileged user namespace) so that each apiserver process has its own identity"
@@ -277,7 +283,7 @@ func TestEmulationVersionRolling(t *testing.T) {
 	}
 	ctx := context.Background()
 	prefix := framework.SharedEtcd().Prefix
-	hosts := []string{"version-a", "version-b"}
+	hosts := []string{"version-a", "version-b", "version-c"}
 	servers := make([]*framework.APIServerProcess, len(hosts))
 	for i, h := range hosts {
 		servers[i] = framework.StartAPIServerProcess(t, h, prefix, versionFlags(versionLow)...)
@@ -290,70 +296,151 @@ func TestEmulationVersionRolling(t *testing.T) {
 	}
 	low, high := announcedValues(t, versionLow), announcedValues(t, versionHigh)
 	name := gatename.ObjectName(versionGate)
+	storage := gatename.ObjectName("MutatingAdmissionPolicy")
+	lowGate := gateAt(t, versionLow).GetAll()
 	before := waitAllConverged(t, admin, low)
 
-	// b emulates 1.37, a still 1.36.
-	servers[1].Restart(t, versionFlags(versionHigh)...)
-	var f *featuresv1alpha1.Feature
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		var err error
-		if f, err = admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return false, nil
-		}
-		c := condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed)
-		return c != nil && c.Status == metav1.ConditionFalse, nil
-	})
-	if err != nil {
-		t.Fatalf("with %s at %s and %s at %s, %s must say ConfigurationAgreed=False: %+v", ids[0], versionLow, ids[1], versionHigh, name, f)
-	}
-	msg := condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed).Message
-	for _, want := range []string{"On on " + ids[1] + " (emulating " + versionHigh.String() + ")", "Off on " + ids[0] + " (emulating " + versionLow.String() + ")"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("ConfigurationAgreed's message %q does not say %q", msg, want)
-		}
-	}
-	t.Logf("%s at %s, %s at %s: %s", ids[0], versionLow, ids[1], versionHigh, msg)
-
-	// Hold a while: nothing moves, and every Feature a 1.36 apiserver
-	// knows is described as of 1.36, whoever leads it.
-	lowGate := gateAt(t, versionLow).GetAll()
-	deadline := time.Now().Add(3 * multiLivenessWindow / 2)
-	for time.Now().Before(deadline) {
-		list, err := admin.FeaturesV1alpha1().Features("kube-system").List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range list.Items {
-			if _, ok := low[f.Name]; !ok {
-				continue
-			}
-			if f.Status.State != before[f.Name] || string(f.Spec.DesiredState) != string(before[f.Name]) {
-				t.Fatalf("%s moved while the apiservers emulate different versions: desired %s, state %s, was %s",
-					f.Name, f.Spec.DesiredState, f.Status.State, before[f.Name])
-			}
+	// hold checks, for a while, that no Feature a 1.36 apiserver knows
+	// moves from before and that each is described as of 1.36, whoever
+	// leads it, once the leaders have seen the versions.
+	hold := func(phase string, before map[string]featuresv1alpha1.FeatureState) {
+		t.Helper()
+		described := func(f *featuresv1alpha1.Feature) string {
 			spec := lowGate[featuregate.Feature(f.Spec.Gate)]
 			if f.Status.Version != versionLow.String() || f.Status.Default == nil || *f.Status.Default != spec.Default ||
 				f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
-				t.Fatalf("%s is described as %s/%v/%s while the lowest emulation version is %s, where the gate is %t/%s",
+				return fmt.Sprintf("%s is described as %s/%v/%s, the gate at %s is %t/%s",
 					f.Name, f.Status.Version, ptr.Deref(f.Status.Default, false), f.Status.PreRelease, versionLow, spec.Default, spec.PreRelease)
 			}
-			if on, ok := high[f.Name]; ok && on != low[f.Name] {
-				if c := condition(&f, featuresv1alpha1.FeatureConditionConfigurationAgreed); c == nil || c.Status != metav1.ConditionFalse {
-					t.Fatalf("%s changes value with the version but says ConfigurationAgreed %+v", f.Name, c)
+			return ""
+		}
+		var wrong string
+		if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			list, err := admin.FeaturesV1alpha1().Features("kube-system").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			for i := range list.Items {
+				if _, ok := low[list.Items[i].Name]; ok {
+					if wrong = described(&list.Items[i]); wrong != "" {
+						return false, nil
+					}
 				}
 			}
+			return true, nil
+		}); err != nil {
+			t.Fatalf("%s: not every Feature is described at the lowest version, %s: %s", phase, versionLow, wrong)
 		}
-		time.Sleep(time.Second)
+		deadline := time.Now().Add(multiLivenessWindow)
+		for time.Now().Before(deadline) {
+			list, err := admin.FeaturesV1alpha1().Features("kube-system").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range list.Items {
+				if _, ok := low[f.Name]; !ok {
+					continue
+				}
+				if f.Status.State != before[f.Name] || string(f.Spec.DesiredState) != string(before[f.Name]) {
+					t.Fatalf("%s: %s moved while the apiservers emulate different versions: desired %s, state %s, was %s",
+						phase, f.Name, f.Spec.DesiredState, f.Status.State, before[f.Name])
+				}
+				if msg := described(&f); msg != "" {
+					t.Fatalf("%s: %s while the lowest emulation version is %s", phase, msg, versionLow)
+				}
+				if on, ok := high[f.Name]; ok && on != low[f.Name] {
+					if c := condition(&f, featuresv1alpha1.FeatureConditionConfigurationAgreed); c == nil || c.Status != metav1.ConditionFalse {
+						t.Fatalf("%s: %s changes value with the version but says ConfigurationAgreed %+v", phase, f.Name, c)
+					}
+				}
+			}
+			time.Sleep(time.Second)
+		}
+		t.Logf("%s: held %s, no Feature moved, all described at %s", phase, multiLivenessWindow, versionLow)
 	}
-	t.Logf("held %s: no Feature moved, all described at %s", 3*multiLivenessWindow/2, versionLow)
+	// agreedMessage waits for the versionGate Feature to name every
+	// apiserver with its version in ConfigurationAgreed=False.
+	agreedMessage := func(phase string, at map[string]*version.Version) {
+		t.Helper()
+		var f *featuresv1alpha1.Feature
+		var missing []string
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			var err error
+			if f, err = admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{}); err != nil {
+				return false, nil
+			}
+			c := condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed)
+			if c == nil || c.Status != metav1.ConditionFalse {
+				return false, nil
+			}
+			missing = nil
+			for id, v := range at {
+				value := "Off"
+				if high[name] && v.EqualTo(versionHigh) {
+					value = "On"
+				}
+				if want := value + " on "; !strings.Contains(c.Message, id+" (emulating "+v.String()+")") || !strings.Contains(c.Message, want) {
+					missing = append(missing, id+" at "+v.String())
+				}
+			}
+			return len(missing) == 0, nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %s must say ConfigurationAgreed=False naming %v: %+v", phase, name, missing, f.Status.Conditions)
+		}
+		t.Logf("%s: %s", phase, condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed).Message)
+	}
 
-	// a emulates 1.37 too: the Features whose value changed transition.
-	servers[0].Restart(t, versionFlags(versionHigh)...)
-	f = featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	// Up, one at a time.
+	at := map[string]*version.Version{}
+	for _, id := range ids {
+		at[id] = versionLow
+	}
+	for i := range servers {
+		servers[i].Restart(t, versionFlags(versionHigh)...)
+		at[ids[i]] = versionHigh
+		if i < len(servers)-1 {
+			phase := fmt.Sprintf("up, %d of %d at %s", i+1, len(servers), versionHigh)
+			agreedMessage(phase, at)
+			hold(phase, before)
+		}
+	}
+	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
 	spec := gateAt(t, versionHigh).GetAll()[versionGate]
 	if f.Status.Version != versionHigh.String() || *f.Status.Default != spec.Default || f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
-		t.Errorf("%s is described as %s/%t/%s once both emulate %s, where the gate is %t/%s",
+		t.Errorf("%s is described as %s/%t/%s once all emulate %s, where the gate is %t/%s",
 			name, f.Status.Version, *f.Status.Default, f.Status.PreRelease, versionHigh, spec.Default, spec.PreRelease)
 	}
-	waitAllConverged(t, admin, high)
+	before = waitAllConverged(t, admin, high)
+	waitForVersion(t, admin, storage, versionHigh.String())
+
+	// Down, one at a time: the rewrite to the old storage version is
+	// queued at the first step and waits for the others.
+	for i := range servers {
+		servers[i].Restart(t, versionFlags(versionLow)...)
+		at[ids[i]] = versionLow
+		if i == len(servers)-1 {
+			break
+		}
+		phase := fmt.Sprintf("down, %d of %d at %s", i+1, len(servers), versionLow)
+		agreedMessage(phase, at)
+		var waiting *featuresv1alpha1.Feature
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			var err error
+			if waiting, err = admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, storage, metav1.GetOptions{}); err != nil {
+				return false, nil
+			}
+			ts := waiting.Status.Tasks
+			return waiting.Status.Version == versionLow.String() && len(ts) == 1 && ts[0].Name == "migrate-storage-below-1-37" &&
+				strings.Contains(ts[0].Message, "waits until every kube-apiserver emulates "+versionLow.String()) &&
+				strings.Contains(ts[0].Message, ids[len(ids)-1]+" at "+versionHigh.String()), nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %s must hold migrate-storage-below-1-37, waiting for the apiservers at %s: %+v", phase, storage, versionHigh, waiting.Status)
+		}
+		t.Logf("%s: %s: %s", phase, storage, waiting.Status.Tasks[0].Message)
+		hold(phase, before)
+	}
+	waitAllConverged(t, admin, low)
+	waitForVersion(t, admin, storage, versionLow.String())
 }
