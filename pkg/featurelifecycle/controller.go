@@ -266,7 +266,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
-	c.residue = &residueScanner{c: c, pageInterval: residuePageInterval, found: map[string]residueFound{}}
+	c.residue = &residueScanner{c: c, pageInterval: residuePageInterval, found: map[string]residueFound{}, uses: map[string]string{}}
 	if vc, err := inventory.LoadVersionChanges(); err == nil {
 		c.versionChanges = vc
 	} else {
@@ -724,7 +724,7 @@ func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature
 			"TasksRanAgain", "the TurningOff tasks ran again after stored data was found", metav1.NewTime(now))
 	}
 	transition.SetConditions(status, f.Generation, v.desired, v.config, v.agreed, held, metav1.NewTime(now))
-	setVersionSafety(f.Spec.Gate, status, f.Generation, c.versionChanges, metav1.NewTime(now))
+	setVersionSafety(f.Spec.Gate, status, f.Generation, c.versionChanges, c.residue.usesOf(f.Name), metav1.NewTime(now))
 	status.ObservedGeneration = f.Generation
 	return status, requeue
 }

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
@@ -93,6 +94,10 @@ type residueScanner struct {
 	mu sync.Mutex
 	// found maps a Feature's name to what was found for it.
 	found map[string]residueFound
+	// uses maps the name of an On Feature that blocks a version change
+	// (TurnsOffAtTarget) to the stored objects that use it, as the last
+	// pass counted them (usecount.go).
+	uses map[string]string
 }
 
 // residueFound is a finding and the resource it was found in.
@@ -146,6 +151,12 @@ func (s *residueScanner) run(ctx context.Context, interval time.Duration) {
 			logger.Error(err, "Scanning stored objects of Off features")
 		}
 		logger.V(2).Info("Scanned stored objects of Off features", "objects", read, "duration", time.Since(start))
+		start = time.Now()
+		read, err = s.countUses(ctx)
+		if err != nil && ctx.Err() == nil {
+			logger.Error(err, "Counting stored objects that use features blocking a version change")
+		}
+		logger.V(2).Info("Counted stored objects that use features blocking a version change", "objects", read, "duration", time.Since(start))
 		timer.Reset(interval)
 	}
 }
@@ -169,10 +180,9 @@ func (s *residueScanner) pass(ctx context.Context) (int, error) {
 	return read, nil
 }
 
-// scan reads every object of gr, a page every residuePageInterval, and
-// records what the targets hold.
-func (s *residueScanner) scan(ctx context.Context, store migrator.Store, gr schema.GroupResource, targets []residueTarget) (int, error) {
-	findings := map[string]*residueFinding{}
+// walk reads every object of gr, a page every residuePageInterval, and
+// calls visit with each; it returns how many it read.
+func (s *residueScanner) walk(ctx context.Context, store migrator.Store, gr schema.GroupResource, visit func(obj runtime.Object)) (int, error) {
 	read, cont := 0, ""
 	for {
 		select {
@@ -190,40 +200,57 @@ func (s *residueScanner) scan(ctx context.Context, store migrator.Store, gr sche
 		}
 		read += len(items)
 		for _, obj := range items {
-			for _, t := range targets {
-				f := findings[t.feature]
-				if f != nil && f.task != t.task {
-					continue
-				}
-				if !t.in.Holds(obj) {
-					continue
-				}
-				if f == nil {
-					f = &residueFinding{task: t.task}
-					findings[t.feature] = f
-				}
-				if len(f.objects) == residueSample {
-					f.more = true
-					continue
-				}
-				a, err := meta.Accessor(obj)
-				if err != nil {
-					continue
-				}
-				name := a.GetName()
-				if a.GetNamespace() != "" {
-					name = a.GetNamespace() + "/" + name
-				}
-				f.objects = append(f.objects, name)
-			}
+			visit(obj)
 		}
 		lm, err := meta.ListAccessor(list)
 		if err != nil {
 			return read, err
 		}
 		if cont = lm.GetContinue(); cont == "" {
-			break
+			return read, nil
 		}
+	}
+}
+
+// objectName is "namespace/name", or "name" for a cluster-scoped object.
+func objectName(obj runtime.Object) (string, bool) {
+	a, err := meta.Accessor(obj)
+	if err != nil {
+		return "", false
+	}
+	if a.GetNamespace() != "" {
+		return a.GetNamespace() + "/" + a.GetName(), true
+	}
+	return a.GetName(), true
+}
+
+// scan reads every object of gr and records what the targets hold.
+func (s *residueScanner) scan(ctx context.Context, store migrator.Store, gr schema.GroupResource, targets []residueTarget) (int, error) {
+	findings := map[string]*residueFinding{}
+	read, err := s.walk(ctx, store, gr, func(obj runtime.Object) {
+		for _, t := range targets {
+			f := findings[t.feature]
+			if f != nil && f.task != t.task {
+				continue
+			}
+			if !t.in.Holds(obj) {
+				continue
+			}
+			if f == nil {
+				f = &residueFinding{task: t.task}
+				findings[t.feature] = f
+			}
+			if len(f.objects) == residueSample {
+				f.more = true
+				continue
+			}
+			if name, ok := objectName(obj); ok {
+				f.objects = append(f.objects, name)
+			}
+		}
+	})
+	if err != nil {
+		return read, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -32,9 +32,10 @@ import (
 // conditions: whether its gate blocks moving the emulation version one
 // minor version up or down from status.version, as versioncheck decides
 // for this Feature alone, from the version changes generated for this
-// binary. Messages are stable while the inputs are, so a sync writes
-// nothing new.
-func setVersionSafety(gate string, status *featuresv1alpha1.FeatureStatus, generation int64, vc *inventory.VersionChanges, now metav1.Time) {
+// binary. uses, when not empty, says which stored objects use the feature
+// (usecount.go); it is added to a TurnsOffAtTarget message. Messages are
+// stable while the inputs are, so a sync writes nothing new.
+func setVersionSafety(gate string, status *featuresv1alpha1.FeatureStatus, generation int64, vc *inventory.VersionChanges, uses string, now metav1.Time) {
 	if vc == nil {
 		return
 	}
@@ -69,6 +70,10 @@ func setVersionSafety(gate string, status *featuresv1alpha1.FeatureStatus, gener
 				case "InTransition":
 					// The finding quotes the active task, which moves.
 					c.Message = fmt.Sprintf("%s is %s: wait until it is settled before moving to %s", gate, status.State, target)
+				case "TurnsOffAtTarget":
+					if uses != "" {
+						c.Message += "; " + uses
+					}
 				case "VersionTaskPending":
 					c.Message = fmt.Sprintf("%s has version-keyed tasks left (%s first): wait until they are done before moving to %s", gate, status.Tasks[0].Name, target)
 				}

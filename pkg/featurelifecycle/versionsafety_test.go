@@ -43,12 +43,22 @@ func TestVersionSafety(t *testing.T) {
 		gate             string
 		state            featuresv1alpha1.FeatureState
 		version          string
+		uses             string
 		upgrade, downgrd want
 	}{
 		"on by default at 1.37, off by default at 1.36": {
 			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOn, version: "1.37",
 			upgrade: want{"Unknown", "NoVersionKnown", "no version higher than 1.37"},
 			downgrd: want{"False", "TurnsOffAtTarget", "turn it off and wait for its Feature to be Off"},
+		},
+		"on, with the stored objects that use it": {
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOn, version: "1.37",
+			uses:    "stored objects use it: 12 statefulsets.apps (default/web, ...)",
+			downgrd: want{"False", "TurnsOffAtTarget", "before moving to 1.36, or keep it on at 1.36 with --feature-gates=MaxUnavailableStatefulSet=true (and pass it to this check); stored objects use it: 12 statefulsets.apps (default/web, ...)"},
+		},
+		"pending version-keyed task: both blocked": {
+			gate: "MutatingAdmissionPolicy", state: featuresv1alpha1.FeatureStateOn, version: "1.37",
+			downgrd: want{"False", "VersionTaskPending", "has version-keyed tasks left (migrate-storage-to-1-37 first): wait until they are done before moving to 1.36"},
 		},
 		"off: the downgrade is safe": {
 			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOff, version: "1.37",
@@ -66,7 +76,10 @@ func TestVersionSafety(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			status := &featuresv1alpha1.FeatureStatus{State: c.state, Version: c.version}
-			setVersionSafety(c.gate, status, 3, vc, now)
+			if c.downgrd.reason == "VersionTaskPending" {
+				status.Tasks = []featuresv1alpha1.FeatureTask{{Name: "migrate-storage-to-1-37"}}
+			}
+			setVersionSafety(c.gate, status, 3, vc, c.uses, now)
 			for cond, w := range map[string]want{featuresv1alpha1.FeatureConditionUpgradeSafe: c.upgrade, featuresv1alpha1.FeatureConditionDowngradeSafe: c.downgrd} {
 				got := meta.FindStatusCondition(status.Conditions, cond)
 				if got == nil {
@@ -89,7 +102,7 @@ func TestVersionSafety(t *testing.T) {
 			}
 			// A second sync changes nothing.
 			before := status.DeepCopy()
-			setVersionSafety(c.gate, status, 3, vc, metav1.NewTime(now.Add(time.Minute)))
+			setVersionSafety(c.gate, status, 3, vc, c.uses, metav1.NewTime(now.Add(time.Minute)))
 			if !equalConditions(before.Conditions, status.Conditions) {
 				t.Errorf("a second sync changed the conditions:\n%+v\n%+v", before.Conditions, status.Conditions)
 			}

@@ -59,6 +59,7 @@ func versionFlags(v *version.Version) []string {
 		"--runtime-config=features.k8s.io/v1alpha1=true",
 		"--emulated-version=" + v.String(),
 		"--feature-lifecycle-wait-for-uses-period=3s",
+		"--feature-lifecycle-residue-scan-interval=5s",
 		"--feature-lifecycle-liveness-window=" + multiLivenessWindow.String()}
 }
 
@@ -207,6 +208,22 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 					t.Fatalf("%s was stored without maxUnavailable at %s, where %s is on", n, step.to, versionGate)
 				}
 			}
+			// The way back is blocked, and the signal counts the objects
+			// that use the feature (after a residue pass).
+			want := fmt.Sprintf("stored objects use it: 3 statefulsets.apps (%s/%s, ", namespace, featuretest.ObjectName(0))
+			var got *metav1.Condition
+			start := time.Now()
+			if err := wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+				f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, nil
+				}
+				got = condition(f, featuresv1alpha1.FeatureConditionDowngradeSafe)
+				return got != nil && got.Status == metav1.ConditionFalse && got.Reason == "TurnsOffAtTarget" && strings.Contains(got.Message, want), nil
+			}); err != nil {
+				t.Fatalf("at %s, %s's DowngradeSafe must be False and count the StatefulSets that use it (%q): %+v", step.to, name, want, got)
+			}
+			t.Logf("at %s, after %.1fs: DowngradeSafe=False: %s", step.to, time.Since(start).Seconds(), got.Message)
 		}
 	}
 	// Back at 1.36 the TurningOff task cleared the field from etcd.

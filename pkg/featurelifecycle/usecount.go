@@ -1,0 +1,177 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featurelifecycle
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+
+	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+)
+
+// The UpgradeSafe and DowngradeSafe conditions of a Feature that is On and
+// turns off at the target version (TurnsOffAtTarget) say how many stored
+// objects use it, so that an operator knows what turning it off before
+// the version change will wait for or clear: after each residue pass, the
+// leader counts, for those Features it leads, the stored objects its
+// TurningOff tasks' inspectors find (what clear-fields would clear and
+// wait-for-absence would wait for), with a few names.
+
+// blocksVersionChange says whether f is On and one of its version
+// conditions is False because its gate turns off at the target.
+func blocksVersionChange(f *featuresv1alpha1.Feature) bool {
+	if f.Status.State != featuresv1alpha1.FeatureStateOn {
+		return false
+	}
+	for _, cond := range []string{featuresv1alpha1.FeatureConditionUpgradeSafe, featuresv1alpha1.FeatureConditionDowngradeSafe} {
+		if c := meta.FindStatusCondition(f.Status.Conditions, cond); c != nil && c.Status == metav1.ConditionFalse && c.Reason == "TurnsOffAtTarget" {
+			return true
+		}
+	}
+	return false
+}
+
+// useTargets returns, by resource, the inspectors of the TurningOff tasks
+// of the Features this apiserver leads that block a version change (opt-in
+// tasks included: they say what the admin may clear).
+func (s *residueScanner) useTargets() map[schema.GroupResource][]residueTarget {
+	fs, err := s.c.lister.Features(KubeNamespace).List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	out := map[schema.GroupResource][]residueTarget{}
+	for _, f := range fs {
+		if !blocksVersionChange(f) {
+			continue
+		}
+		if _, knows := s.c.spec(f.Spec.Gate); !knows || !s.c.elector.Leads(f, true) {
+			continue
+		}
+		for _, t := range s.c.tasksFor(f.Spec.Gate, featuresv1alpha1.FeatureStateTurningOff) {
+			if in, ok := t.(tasks.Inspector); ok {
+				for _, gr := range in.Resources() {
+					out[gr] = append(out[gr], residueTarget{feature: f.Name, task: t.Name(), in: in})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// useCount is what one pass found for one Feature in one resource.
+type useCount struct {
+	n     int
+	names []string
+}
+
+// countUses counts the stored objects that use each Feature of
+// useTargets, records the summary in s.uses, and requeues the Features
+// whose summary changed. It returns how many objects it read.
+func (s *residueScanner) countUses(ctx context.Context) (int, error) {
+	targets := s.useTargets()
+	counts := map[string]map[string]*useCount{} // feature -> resource -> count
+	read := 0
+	for _, gr := range slices.SortedFunc(maps.Keys(targets), func(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }) {
+		for _, t := range targets[gr] {
+			if counts[t.feature] == nil {
+				counts[t.feature] = map[string]*useCount{}
+			}
+		}
+		store, err := s.c.env.Stores.Store(gr)
+		if err != nil {
+			return read, err
+		}
+		n, err := s.walk(ctx, store, gr, func(obj runtime.Object) {
+			seen := map[string]bool{}
+			for _, t := range targets[gr] {
+				if seen[t.feature] || !t.in.Holds(obj) {
+					continue
+				}
+				seen[t.feature] = true
+				c := counts[t.feature][gr.String()]
+				if c == nil {
+					c = &useCount{}
+					counts[t.feature][gr.String()] = c
+				}
+				c.n++
+				if len(c.names) < residueSample {
+					if name, ok := objectName(obj); ok {
+						c.names = append(c.names, name)
+					}
+				}
+			}
+		})
+		read += n
+		if err != nil {
+			return read, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for feature := range s.uses {
+		if _, ok := counts[feature]; !ok {
+			delete(s.uses, feature)
+		}
+	}
+	for feature, byResource := range counts {
+		summary := usesSummary(byResource)
+		if old, ok := s.uses[feature]; ok && old == summary {
+			continue
+		}
+		s.uses[feature] = summary
+		s.c.queue.Add(KubeNamespace + "/" + feature)
+	}
+	return read, nil
+}
+
+// usesSummary says how many stored objects of each resource use a
+// feature, with up to residueSample names each.
+func usesSummary(byResource map[string]*useCount) string {
+	if len(byResource) == 0 {
+		return "no stored object uses it"
+	}
+	var parts []string
+	for _, gr := range slices.Sorted(maps.Keys(byResource)) {
+		c := byResource[gr]
+		part := fmt.Sprintf("%d %s (%s", c.n, gr, strings.Join(c.names, ", "))
+		if c.n > len(c.names) {
+			part += ", ..."
+		}
+		parts = append(parts, part+")")
+	}
+	return "stored objects use it: " + strings.Join(parts, "; ")
+}
+
+// usesOf returns the last count of the stored objects that use feature,
+// or "" when none was made.
+func (s *residueScanner) usesOf(feature string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.uses[feature]
+}
