@@ -98,6 +98,14 @@ func StartDurableEtcd(tb testing.TB) *Etcd {
 	return newEtcd(tb, client.Endpoints(), config)
 }
 
+// Connect returns kube-apiserver's storage over an etcd that is already
+// running, at config's servers and prefix: e.g. the etcd, and the
+// --etcd-prefix, of an apiserver process of an integration test.
+func Connect(tb testing.TB, config *storagebackend.Config) *Etcd {
+	tb.Helper()
+	return newEtcd(tb, config.Transport.ServerList, config)
+}
+
 func newEtcd(tb testing.TB, endpoints []string, config *storagebackend.Config) *Etcd {
 	tb.Helper()
 	etcdOptions := options.NewEtcdOptions(config)
