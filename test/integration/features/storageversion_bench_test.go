@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -166,14 +167,16 @@ func svmCreateBindings(b *testing.B, kube kubernetes.Interface, n int) {
 func (c *svmCluster) stored(b *testing.B) (versions map[string]string, revisions map[string]int64) {
 	b.Helper()
 	versions, revisions = map[string]string{}, map[string]int64{}
-	prefix := c.etcd.Prefix + "/" + svmResource.Group + "/" + svmResource.Resource + "/"
+	// etcd3's store keeps its keys under "/" + the storage prefix.
+	root := path.Join("/", c.etcd.Prefix)
+	prefix := root + "/" + svmResource.Group + "/" + svmResource.Resource + "/"
 	resp, err := c.etcd.Client.Get(context.Background(), prefix, clientv3.WithPrefix())
 	if err != nil {
 		b.Fatal(err)
 	}
 	if len(resp.Kvs) == 0 {
 		// Upstream keeps some resources under their resource name alone.
-		prefix = c.etcd.Prefix + "/" + svmResource.Resource + "/"
+		prefix = root + "/" + svmResource.Resource + "/"
 		if resp, err = c.etcd.Client.Get(context.Background(), prefix, clientv3.WithPrefix()); err != nil {
 			b.Fatal(err)
 		}
