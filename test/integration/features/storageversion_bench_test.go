@@ -275,6 +275,7 @@ func (c *svmCluster) upstream(b *testing.B) {
 
 	var elapsed time.Duration
 	var written []int
+	patchesBefore := benchPatches(b, c.kube, svmResource.Resource)
 	for i := 0; i < b.N; i++ {
 		c.makeOld(b)
 		before := c.expectStored(b, svmOldVersion, "before the StorageVersionMigration")
@@ -285,9 +286,13 @@ func (c *svmCluster) upstream(b *testing.B) {
 		after := c.expectStored(b, svmNewVersion, "after the StorageVersionMigration")
 		written = append(written, countChanged(before, after))
 	}
+	patches := benchPatches(b, c.kube, svmResource.Resource)
+	for code := range patches {
+		patches[code] -= patchesBefore[code]
+	}
 	benchReport(b, c.n, elapsed)
-	b.Logf("upstream: %d %ss migrated from %s to %s %d time(s) in %.2fs; objects written to etcd (new mod revision) per run: %v",
-		c.n, svmKind, svmOldVersion, svmNewVersion, b.N, elapsed.Seconds(), written)
+	b.Logf("upstream: %d %ss migrated from %s to %s %d time(s) in %.2fs; patches by verb and response code %v; objects written to etcd (new mod revision) per run: %v",
+		c.n, svmKind, svmOldVersion, svmNewVersion, b.N, elapsed.Seconds(), patches, written)
 }
 
 // ours runs RewriteStorage b.N times, at the new version.
