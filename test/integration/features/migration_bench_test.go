@@ -242,7 +242,10 @@ func benchRunStorageVersionMigration(b *testing.B, kube kubernetes.Interface, na
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	client := kube.StoragemigrationV1beta1().StorageVersionMigrations()
-	patchesBefore := benchPatches(b, kube, resource.Resource)["APPLY 200"]
+	// The controller sends apply patches to some resources, merge patches
+	// to others.
+	patched := func(p map[string]float64) float64 { return p["APPLY 200"] + p["PATCH 200"] }
+	patchesBefore := patched(benchPatches(b, kube, resource.Resource))
 	firstPatches := make(chan time.Time, 1)
 	pollCtx, stopPolling := context.WithCancel(ctx)
 	defer stopPolling()
@@ -252,7 +255,7 @@ func benchRunStorageVersionMigration(b *testing.B, kube kubernetes.Interface, na
 		defer close(firstPatches)
 		_ = wait.PollUntilContextCancel(pollCtx, time.Second, false, func(ctx context.Context) (bool, error) {
 			patches, err := benchScrapePatches(ctx, kube, resource.Resource)
-			if err == nil && patches["APPLY 200"] > patchesBefore {
+			if err == nil && patched(patches) > patchesBefore {
 				firstPatches <- time.Now()
 				return true, nil
 			}
