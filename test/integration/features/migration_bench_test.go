@@ -227,7 +227,7 @@ func (c *benchCluster) upstream(b *testing.B) {
 		}
 	}
 	benchReport(b, n, elapsed)
-	b.Logf("upstream: %d StatefulSets migrated %d time(s) in %.2fs; apply patches by response code %v; %d objects written to etcd (new resourceVersion)",
+	b.Logf("upstream: %d StatefulSets migrated %d time(s) in %.2fs; patches by verb and response code %v; %d objects written to etcd (new resourceVersion)",
 		n, b.N, elapsed.Seconds(), patches, rewritten)
 }
 
