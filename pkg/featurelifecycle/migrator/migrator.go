@@ -375,9 +375,7 @@ func (m *Migrator) writeOne(ctx context.Context, p pending, t *tally) {
 	info := &clearInfo{resource: m.resource, name: name, clear: m.clear, listed: p.listed, cleared: p.cleared}
 	out, _, err := m.store.Update(ctx, name, info, forbidCreate(m.resource, name), rest.ValidateAllObjectUpdateFunc,
 		false, &metav1.UpdateOptions{FieldManager: "kube-apiserver-feature-migrator"})
-	if info.attempts > 1 {
-		t.conflicts.Add(int64(info.attempts - 1))
-	}
+	t.conflicts.Add(int64(info.conflicts))
 	switch {
 	case err == nil:
 		// The store skips a write whose bytes would not change.
@@ -462,10 +460,15 @@ type clearInfo struct {
 	// current one; cleared is a cleared copy of it, used once when it is.
 	listed, cleared runtime.Object
 
-	// attempts counts calls of UpdatedObject; each beyond the first follows
-	// a conflict. resourceVersion is that of the last fresh object.
-	attempts        int
-	resourceVersion string
+	// attempts counts calls of UpdatedObject; conflicts those that got
+	// another version of the object than the previous one: someone wrote
+	// meanwhile. (An attempt may also follow a read of the same version:
+	// when the listed object's new encoding equals its old one, etcd3's
+	// GuaranteedUpdate reads the stored bytes before it skips the write,
+	// and tries again when they differ, e.g. at an older storage version.)
+	// resourceVersion is that of the last fresh object.
+	attempts, conflicts int
+	resourceVersion     string
 }
 
 var _ rest.UpdatedObjectInfo = &clearInfo{}
@@ -487,6 +490,9 @@ func (c *clearInfo) UpdatedObject(_ context.Context, old runtime.Object) (runtim
 	}
 	if rv := accessor.GetResourceVersion(); rv == "" || rv == "0" {
 		return nil, apierrors.NewNotFound(c.resource, c.name)
+	}
+	if c.attempts > 1 && accessor.GetResourceVersion() != c.resourceVersion {
+		c.conflicts++
 	}
 	c.resourceVersion = accessor.GetResourceVersion()
 	if c.cleared != nil && old == c.listed {

@@ -212,7 +212,8 @@ func (c *benchCluster) upstream(b *testing.B) {
 	var elapsed time.Duration
 	for i := 0; i < b.N; i++ {
 		c.migrations++
-		elapsed += benchRunStorageVersionMigration(b, kube, fmt.Sprintf("bench-statefulsets-%d", c.migrations), n)
+		elapsed += benchRunStorageVersionMigration(b, kube, fmt.Sprintf("bench-statefulsets-%d", c.migrations),
+			metav1.GroupResource{Group: "apps", Resource: "statefulsets"}, n)
 	}
 	patches := benchStatefulSetPatches(b, kube)
 	for code := range patches {
@@ -226,21 +227,25 @@ func (c *benchCluster) upstream(b *testing.B) {
 		}
 	}
 	benchReport(b, n, elapsed)
-	b.Logf("upstream: %d StatefulSets migrated %d time(s) in %.2fs; apply patches by response code %v; %d objects written to etcd (new resourceVersion)",
+	b.Logf("upstream: %d StatefulSets migrated %d time(s) in %.2fs; patches by verb and response code %v; %d objects written to etcd (new resourceVersion)",
 		n, b.N, elapsed.Seconds(), patches, rewritten)
 }
 
 // benchRunStorageVersionMigration creates a StorageVersionMigration of the
-// n StatefulSets and returns the time until it succeeded. It logs when the
-// first patches were seen: the controller patches only once the garbage
-// collector's cache of StatefulSets has caught up with the resourceVersion
-// of the migration, which takes a watch bookmark when no StatefulSet is
-// written, and it rechecks with the workqueue's exponential backoff.
-func benchRunStorageVersionMigration(b *testing.B, kube kubernetes.Interface, name string, n int) time.Duration {
+// n objects of resource and returns the time until it succeeded. It logs
+// when the first patches were seen: the controller patches only once the
+// garbage collector's cache of the resource has caught up with the
+// resourceVersion of the migration, which takes a watch bookmark when no
+// object is written, and it rechecks with the workqueue's exponential
+// backoff.
+func benchRunStorageVersionMigration(b *testing.B, kube kubernetes.Interface, name string, resource metav1.GroupResource, n int) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	client := kube.StoragemigrationV1beta1().StorageVersionMigrations()
-	patchesBefore := benchStatefulSetPatches(b, kube)["APPLY 200"]
+	// The controller sends apply patches to some resources, merge patches
+	// to others.
+	patched := func(p map[string]float64) float64 { return p["APPLY 200"] + p["PATCH 200"] }
+	patchesBefore := patched(benchPatches(b, kube, resource.Resource))
 	firstPatches := make(chan time.Time, 1)
 	pollCtx, stopPolling := context.WithCancel(ctx)
 	defer stopPolling()
@@ -249,8 +254,8 @@ func benchRunStorageVersionMigration(b *testing.B, kube kubernetes.Interface, na
 		// meanwhile, so the scrapes do not slow the patches down.
 		defer close(firstPatches)
 		_ = wait.PollUntilContextCancel(pollCtx, time.Second, false, func(ctx context.Context) (bool, error) {
-			patches, err := benchScrapeStatefulSetPatches(ctx, kube)
-			if err == nil && patches["APPLY 200"] > patchesBefore {
+			patches, err := benchScrapePatches(ctx, kube, resource.Resource)
+			if err == nil && patched(patches) > patchesBefore {
 				firstPatches <- time.Now()
 				return true, nil
 			}
@@ -260,7 +265,7 @@ func benchRunStorageVersionMigration(b *testing.B, kube kubernetes.Interface, na
 	start := time.Now()
 	svm, err := client.Create(ctx, &svmv1beta1.StorageVersionMigration{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       svmv1beta1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Group: "apps", Resource: "statefulsets"}},
+		Spec:       svmv1beta1.StorageVersionMigrationSpec{Resource: resource},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -456,15 +461,21 @@ func benchCountMaxUnavailable(b *testing.B, kube kubernetes.Interface) (left, to
 // benchStatefulSetPatches returns the apiserver's count of patch requests
 // (apply or other) to StatefulSets, by verb and response code.
 func benchStatefulSetPatches(b *testing.B, kube kubernetes.Interface) map[string]float64 {
-	out, err := benchScrapeStatefulSetPatches(context.Background(), kube)
+	return benchPatches(b, kube, "statefulsets")
+}
+
+// benchPatches returns the apiserver's count of patch requests (apply or
+// other) to resource (e.g. "statefulsets"), by verb and response code.
+func benchPatches(b *testing.B, kube kubernetes.Interface, resource string) map[string]float64 {
+	out, err := benchScrapePatches(context.Background(), kube, resource)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return out
 }
 
-// benchScrapeStatefulSetPatches is benchStatefulSetPatches, returning errors.
-func benchScrapeStatefulSetPatches(ctx context.Context, kube kubernetes.Interface) (map[string]float64, error) {
+// benchScrapePatches is benchPatches, returning errors.
+func benchScrapePatches(ctx context.Context, kube kubernetes.Interface, resource string) (map[string]float64, error) {
 	body, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil, err
@@ -474,7 +485,7 @@ func benchScrapeStatefulSetPatches(ctx context.Context, kube kubernetes.Interfac
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="statefulsets"`) ||
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="`+resource+`"`) ||
 			!strings.Contains(line, `subresource=""`) {
 			continue
 		}

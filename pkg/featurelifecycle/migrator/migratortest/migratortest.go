@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -43,8 +44,10 @@ import (
 	"k8s.io/apiserver/pkg/storage/etcd3/testserver"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	baseversion "k8s.io/component-base/version"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/kubeapiserver"
 	"k8s.io/utils/ptr"
@@ -67,6 +70,9 @@ type Etcd struct {
 	Client *clientv3.Client
 	// Prefix is the storage prefix of the keys, e.g. /registry.
 	Prefix string
+
+	// etcdOptions are the options Getter was built with.
+	etcdOptions *options.EtcdOptions
 }
 
 // StartEtcd starts an embedded etcd server that stops when the test ends.
@@ -92,26 +98,71 @@ func StartDurableEtcd(tb testing.TB) *Etcd {
 	return newEtcd(tb, client.Endpoints(), config)
 }
 
+// Connect returns kube-apiserver's storage over an etcd that is already
+// running, at config's servers and prefix: e.g. the etcd, and the
+// --etcd-prefix, of an apiserver process of an integration test.
+func Connect(tb testing.TB, config *storagebackend.Config) *Etcd {
+	tb.Helper()
+	return newEtcd(tb, config.Transport.ServerList, config)
+}
+
 func newEtcd(tb testing.TB, endpoints []string, config *storagebackend.Config) *Etcd {
 	tb.Helper()
 	etcdOptions := options.NewEtcdOptions(config)
 	etcdOptions.DefaultStorageMediaType = runtime.ContentTypeProtobuf
-	completed := kubeapiserver.NewStorageFactoryConfig().Complete(etcdOptions)
-	completed.APIResourceConfig = serverstorage.NewResourceConfig()
-	factory, err := completed.New()
-	if err != nil {
-		tb.Fatalf("Building the storage factory: %v", err)
-	}
+	getter := restOptionsGetter(tb, kubeapiserver.NewStorageFactoryConfig(), etcdOptions)
 	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second})
 	if err != nil {
 		tb.Fatalf("Connecting to etcd: %v", err)
 	}
 	tb.Cleanup(func() { _ = client.Close() })
 	return &Etcd{
-		Getter: &options.StorageFactoryRestOptionsFactory{Options: *etcdOptions, StorageFactory: factory},
-		Client: client,
-		Prefix: config.Prefix,
+		Getter:      getter,
+		Client:      client,
+		Prefix:      config.Prefix,
+		etcdOptions: etcdOptions,
 	}
+}
+
+// restOptionsGetter builds a storage factory from config as kube-apiserver
+// does and returns a RESTOptionsGetter on it.
+func restOptionsGetter(tb testing.TB, config *kubeapiserver.StorageFactoryConfig, etcdOptions *options.EtcdOptions) generic.RESTOptionsGetter {
+	tb.Helper()
+	completed := config.Complete(etcdOptions)
+	completed.APIResourceConfig = serverstorage.NewResourceConfig()
+	factory, err := completed.New()
+	if err != nil {
+		tb.Fatalf("Building the storage factory: %v", err)
+	}
+	return &options.StorageFactoryRestOptionsFactory{Options: *etcdOptions, StorageFactory: factory}
+}
+
+// AtEmulationVersion returns the same server (client, prefix) with a Getter
+// whose storage factory is kube-apiserver's at emulation version emulation
+// (e.g. "1.34") and the minimum compatibility version one minor below, as
+// the apiserver of that release defaults it: resources are encoded at the
+// storage version that release writes, which for a resource whose storage
+// version changed since is an older one (resource.k8s.io's resourceclaims
+// are stored at v1beta2 by 1.34, at v1 from 1.35). The compatibility
+// version is not floored as in kube-apiserver's own flags (a 1.37
+// kube-apiserver started with --emulated-version=1.34 keeps 1.34, the
+// lowest it can, and so stores resourceclaims at v1).
+func (e *Etcd) AtEmulationVersion(tb testing.TB, emulation string) *Etcd {
+	tb.Helper()
+	ev, err := version.ParseMajorMinor(emulation)
+	if err != nil {
+		tb.Fatalf("Emulation version %q: %v", emulation, err)
+	}
+	binary := version.MustParse(baseversion.DefaultKubeBinaryVersion)
+	effective := basecompatibility.NewEffectiveVersion(binary, false, version.MajorMinor(0, 0), version.MajorMinor(0, 0))
+	effective.SetEmulationVersion(ev)
+	effective.SetMinCompatibilityVersion(ev.SubtractMinor(1))
+	if errs := effective.Validate(); len(errs) > 0 {
+		tb.Fatalf("Emulation version %q: %v", emulation, errs)
+	}
+	at := *e
+	at.Getter = restOptionsGetter(tb, kubeapiserver.NewStorageFactoryConfigEffectiveVersion(effective), e.etcdOptions)
+	return &at
 }
 
 // NewStores returns migrator stores over the server, destroyed when the test
