@@ -33,6 +33,11 @@
 #                          they report what they find in their FeatureReports
 #   RUNTIME_CONFIG         extra kube-apiserver --runtime-config entries,
 #                          appended to features.k8s.io/v1alpha1=true
+#   EMULATED_VERSION       --emulated-version of kube-apiserver,
+#                          kube-controller-manager and kube-scheduler (e.g.
+#                          1.36; default: the binaries' own version). Restart
+#                          with another value to try an upgrade or a
+#                          downgrade (README.md, "Upgrades and downgrades")
 #   APISERVER_EXTRA_ARGS   extra kube-apiserver flags, split on spaces (e.g.
 #                          "--feature-lifecycle-liveness-window=15s")
 #   KUBE_CONTROLLERS       --controllers of kube-controller-manager (default *)
@@ -412,6 +417,9 @@ start_apiserver() {
     # the apiserver logs an error every 10s. No pod runs here to use them.
     127.*|::1) extra+=(--endpoint-reconciler-type=none) ;;
   esac
+  if [[ -n "${EMULATED_VERSION:-}" ]]; then
+    extra+=(--emulated-version="${EMULATED_VERSION}")
+  fi
   if [[ -n "${APISERVER_EXTRA_ARGS:-}" ]]; then
     local args
     read -r -a args <<<"${APISERVER_EXTRA_ARGS}"
@@ -453,6 +461,9 @@ start_controllers() {
   local gates=()
   if [[ -n ${COMPONENT_FEATURE_GATES} ]]; then
     gates=(--feature-gates="${COMPONENT_FEATURE_GATES}")
+  fi
+  if [[ -n "${EMULATED_VERSION:-}" ]]; then
+    gates+=(--emulated-version="${EMULATED_VERSION}")
   fi
   # Under a supervisor that restarts them when they exit cleanly, as they do
   # to follow a Central feature whose gate they read only at start.

@@ -55,6 +55,9 @@ func TestStorageVersionMigrations(t *testing.T) {
 				t.Errorf("%s: no gate", c.Resource)
 				continue
 			}
+			if c.Gate != string(gate) {
+				t.Errorf("%s: the version changes name gate %q, StorageVersionGates %s: run hack/update-version-changes.sh", c.Resource, c.Gate, gate)
+			}
 			if _, ok := known[gate]; !ok {
 				t.Errorf("%s: %s is not a gate of kube-apiserver", c.Resource, gate)
 			}

@@ -34,7 +34,6 @@ import (
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	"k8s.io/features/gatename"
 
-	featureregistry "k8s.io/featureflags/pkg/features"
 	"k8s.io/featureflags/pkg/features/inventory"
 )
 
@@ -179,7 +178,7 @@ func Check(features []featuresv1alpha1.Feature, vc *inventory.VersionChanges, to
 				tasks = "it only waits until no component uses it"
 			}
 			r.Blockers = append(r.Blockers, Finding{Gate: gate, Reason: "TurnsOffAtTarget",
-				Message: fmt.Sprintf("%s is on and %s: turn it off and wait for its Feature to be Off (%s) before moving to %s, %s", gate, why, tasks, to, keep)})
+				Message: fmt.Sprintf("%s is on and %s: turn it off and wait for its Feature to be Off (%s) before moving to %s, %s%s", gate, why, tasks, to, keep, storedUses(f))})
 		case !cur && tgt:
 			r.Changes = append(r.Changes, Finding{Gate: gate, Reason: "TurnsOnAtTarget",
 				Message: fmt.Sprintf("%s is off and %s: it turns on (TurningOn, then On)", gate, why)})
@@ -198,10 +197,10 @@ func Check(features []featuresv1alpha1.Feature, vc *inventory.VersionChanges, to
 				old, now, at = now, old, s.From
 				task = "migrate-storage-below-" + strings.ReplaceAll(s.To, ".", "-")
 			}
-			gate, _ := featureregistry.StorageVersionGate(c.Resource)
-			r.Changes = append(r.Changes, Finding{Gate: string(gate), Resource: c.Resource, Reason: "StorageVersionChanges",
+			gate := c.Gate
+			r.Changes = append(r.Changes, Finding{Gate: gate, Resource: c.Resource, Reason: "StorageVersionChanges",
 				Message: fmt.Sprintf("at %s, %s is stored at %s instead of %s; once every kube-apiserver emulates %s, task %s of Feature %s rewrites the objects stored before at %s",
-					at, c.Resource, now, old, at, task, gatename.ObjectName(string(gate)), now)})
+					at, c.Resource, now, old, at, task, gatename.ObjectName(gate), now)})
 		}
 	}
 	return r, nil
@@ -272,6 +271,25 @@ func onOff(on bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// storedUses returns what the leader of f last counted of the stored
+// objects that use it (the end of a TurnsOffAtTarget message of its
+// UpgradeSafe or DowngradeSafe condition, pkg/featurelifecycle/usecount.go),
+// as "; ..." to append, or "".
+func storedUses(f *featuresv1alpha1.Feature) string {
+	for _, cond := range []string{featuresv1alpha1.FeatureConditionDowngradeSafe, featuresv1alpha1.FeatureConditionUpgradeSafe} {
+		c := meta.FindStatusCondition(f.Status.Conditions, cond)
+		if c == nil || c.Reason != "TurnsOffAtTarget" {
+			continue
+		}
+		for _, marker := range []string{"; stored objects use it: ", "; no stored object uses it"} {
+			if i := strings.LastIndex(c.Message, marker); i >= 0 {
+				return c.Message[i:]
+			}
+		}
+	}
+	return ""
 }
 
 func sortedFeatures(fs []featuresv1alpha1.Feature) []featuresv1alpha1.Feature {

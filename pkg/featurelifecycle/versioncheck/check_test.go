@@ -143,3 +143,33 @@ func TestCheckRefusesUnknownVersions(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestCheckQuotesStoredUses: a blocker of a feature that turns off at the
+// target quotes what its leader last counted of the stored objects that
+// use it, from its DowngradeSafe condition.
+func TestCheckQuotesStoredUses(t *testing.T) {
+	f := feature("Later", featuresv1alpha1.FeatureStateOn, "1.37")
+	f.Status.Conditions = []metav1.Condition{{Type: featuresv1alpha1.FeatureConditionDowngradeSafe, Status: metav1.ConditionFalse, Reason: "TurnsOffAtTarget",
+		Message: "Later is on ...; stored objects use it: 2 things.example.com (ns/a, ns/b)"}}
+	r, err := Check([]featuresv1alpha1.Feature{f}, changes, "1.36", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Blockers) != 1 || !strings.HasSuffix(r.Blockers[0].Message, "; stored objects use it: 2 things.example.com (ns/a, ns/b)") {
+		t.Errorf("the blocker must quote the stored uses: %+v", r.Blockers)
+	}
+}
+
+// TestCheckVersionTaskPending: a settled Feature that still has the
+// version-keyed tasks of the last move blocks the next one.
+func TestCheckVersionTaskPending(t *testing.T) {
+	f := feature("Promoted", featuresv1alpha1.FeatureStateOn, "1.37")
+	f.Status.Tasks = []featuresv1alpha1.FeatureTask{{Name: "migrate-storage-to-1-37", Message: "rewrote 10 of 45 objects"}}
+	r, err := Check([]featuresv1alpha1.Feature{f}, changes, "1.36", map[string]bool{"Promoted": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reasons(r.Blockers); got != "Promoted:VersionTaskPending" || !strings.Contains(r.Blockers[0].Message, "migrate-storage-to-1-37: rewrote 10 of 45 objects") {
+		t.Errorf("blockers %s: %+v", got, r.Blockers)
+	}
+}

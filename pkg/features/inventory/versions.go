@@ -81,6 +81,9 @@ type StorageVersionChange struct {
 	// resource's group).
 	From string `json:"from"`
 	To   string `json:"to"`
+	// Gate is the gate whose Feature carries the storage version
+	// migrations of the resource (pkg/features.StorageVersionGates).
+	Gate string `json:"gate,omitempty"`
 }
 
 // LoadVersionChanges returns the version changes, read once.
