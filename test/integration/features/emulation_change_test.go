@@ -100,7 +100,12 @@ func stateOf(on bool) featuresv1alpha1.FeatureState {
 // exactly as a flag change does, its description follows the version, and
 // every other Feature keeps its state. MaxUnavailableStatefulSet (off at
 // 1.36, on at 1.37) is followed closely: maxUnavailable is dropped at 1.36,
-// kept at 1.37, and cleared from etcd by its TurningOff task on the way back.
+// kept at 1.37, counted in DowngradeSafe, and cleared from etcd by its
+// TurningOff task on the way back. MutatingAdmissionPolicyBindings written
+// at 1.36 (stored at v1beta1) are rewritten at v1 by the built-in
+// version-keyed task migrate-storage-to-1-37 once the apiserver emulates
+// 1.37, and at v1beta1 again by migrate-storage-below-1-37 on the way back,
+// read from etcd, while that Feature stays On.
 func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 	ctx := context.Background()
 	prefix := framework.SharedEtcd().Prefix
@@ -125,6 +130,8 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 			t.Fatalf("%s was stored with maxUnavailable at %s, where %s is off", n, versionLow, versionGate)
 		}
 	}
+	// Data at the old storage version, for the storage version migration.
+	storeBindings(t, c, etcd, prefix, versionLow)
 	before := featureStates(t, admin)
 	states := recordStates(t, admin, name)
 	states.through(t, 1, featuresv1alpha1.FeatureStateOff)
@@ -137,16 +144,19 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 		defaultValue  bool
 		wantTask      string
 		useBeforeNext bool
+		storageTask   string
 	}{
-		{versionLow, versionHigh, high, featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateOn, "", true, "", true},
-		{versionHigh, versionLow, low, featuresv1alpha1.FeatureStateTurningOff, featuresv1alpha1.FeatureStateOff, "", false, featuretest.MigrationTask, false},
+		{versionLow, versionHigh, high, featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateOn, "", true, "", true, "migrate-storage-to-1-37"},
+		{versionHigh, versionLow, low, featuresv1alpha1.FeatureStateTurningOff, featuresv1alpha1.FeatureStateOff, "", false, featuretest.MigrationTask, false, "migrate-storage-below-1-37"},
 	} {
 		spec := gateAt(t, step.to).GetAll()[versionGate]
 		seen := len(states.get())
 		w := featuretest.WatchFeature(t, c, name)
+		storageWatch := featuretest.WatchFeature(t, c, gatename.ObjectName(storageGate))
 		start := time.Now()
 		apiserver.Restart(t, versionFlags(step.to)...)
 		ready := time.Now()
+		checkStorageMigration(t, c, etcd, prefix, step.to, step.storageTask, storageWatch, ready)
 		f := featuretest.WaitForConverged(t, admin, name, step.final, 2*time.Minute)
 		t.Logf("%s -> %s: restarted in %.1fs; %s converged to %s %.1fs after the restarted apiserver was ready",
 			step.from, step.to, ready.Sub(start).Seconds(), name, step.final, time.Since(ready).Seconds())

@@ -38,38 +38,30 @@ import (
 	"k8s.io/features/gatename"
 
 	"k8s.io/featureflags/test/integration/features/lifecycle"
-	"k8s.io/featureflags/test/integration/framework"
 	"k8s.io/featureflags/test/utils/featuretest"
 )
 
-// storageVersionObjects is how many MutatingAdmissionPolicyBindings the
-// test stores.
+// storageVersionObjects is how many MutatingAdmissionPolicyBindings
+// TestEmulationVersionDrivesLifecycle stores to follow the storage version
+// migration of the Feature of MutatingAdmissionPolicy: the only storage
+// version change between the versions this binary emulates
+// (pkg/features/inventory/zz_generated.version-changes.yaml) is
+// admissionregistration.k8s.io's v1beta1 -> v1 at 1.37.
 const storageVersionObjects = 200
 
-// TestStorageVersionMigrationFollowsTheVersion stores
-// MutatingAdmissionPolicyBindings with a kube-apiserver emulating 1.36,
-// where admissionregistration.k8s.io stores them at v1beta1, and restarts
-// it at 1.37, where they are stored at v1 (the only storage version change
-// between the versions this binary emulates:
-// pkg/features/inventory/zz_generated.version-changes.yaml): the Feature
-// of MutatingAdmissionPolicy queues the built-in version-keyed task
-// migrate-storage-to-1-37, which rewrites every binding at v1 (read from
-// etcd) while the Feature stays On; back at 1.36,
-// migrate-storage-below-1-37 rewrites them at v1beta1 again. Nothing is
-// lost on the way.
-func TestStorageVersionMigrationFollowsTheVersion(t *testing.T) {
+const (
+	storageGate     = "MutatingAdmissionPolicy"
+	storageResource = "mutatingadmissionpolicybindings"
+)
+
+// storageVersionAt is how the bindings are stored at each version.
+var storageVersionAt = map[string]string{"1.36": "admissionregistration.k8s.io/v1beta1", "1.37": "admissionregistration.k8s.io/v1"}
+
+// storeBindings creates the bindings with an apiserver emulating at and
+// checks their encoding in etcd.
+func storeBindings(t *testing.T, c *featuretest.Clients, etcd []string, prefix string, at *version.Version) {
+	t.Helper()
 	ctx := context.Background()
-	prefix := framework.SharedEtcd().Prefix
-	etcd := []string{framework.EtcdURL()}
-	name := gatename.ObjectName("MutatingAdmissionPolicy")
-	low, high := version.MajorMinor(1, 36), version.MajorMinor(1, 37)
-	const resource = "mutatingadmissionpolicybindings"
-
-	apiserver := framework.StartAPIServerProcess(t, "storage-version", prefix, versionFlags(low)...)
-	c := featuretest.NewClients(apiserver.ClientConfig())
-	admin := c.Features[0]
-	waitForVersion(t, admin, name, low.String())
-
 	featuretest.ForEach(t, 8, storageVersionObjects, func(_, i int) error {
 		_, err := c.Kube[0].AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("storage-version-%04d", i)},
@@ -77,52 +69,49 @@ func TestStorageVersionMigrationFollowsTheVersion(t *testing.T) {
 		}, metav1.CreateOptions{})
 		return err
 	})
-	if got := storedVersions(t, etcd, prefix, resource); !allAt(got, "admissionregistration.k8s.io/v1beta1", storageVersionObjects) {
-		t.Fatalf("at %s the bindings must be stored at admissionregistration.k8s.io/v1beta1: %v", low, summarize(got))
+	if got := storedVersions(t, etcd, prefix, storageResource); !allAt(got, storageVersionAt[at.String()], storageVersionObjects) {
+		t.Fatalf("at %s the bindings must be stored at %s: %v", at, storageVersionAt[at.String()], summarize(got))
 	}
+}
 
-	for _, step := range []struct {
-		to          *version.Version
-		task, final string
-	}{
-		{high, "migrate-storage-to-1-37", "admissionregistration.k8s.io/v1"},
-		{low, "migrate-storage-below-1-37", "admissionregistration.k8s.io/v1beta1"},
-	} {
-		w := featuretest.WatchFeature(t, c, name)
-		apiserver.Restart(t, versionFlags(step.to)...)
-		ready := time.Now()
-		f := waitForVersion(t, admin, name, step.to.String())
-		t.Logf("-> %s: %s converged with no task left %.1fs after the apiserver was ready", step.to, name, time.Since(ready).Seconds())
-		ran, states := false, map[featuresv1alpha1.FeatureState]bool{}
-		for _, o := range w.Get() {
-			ran = ran || o.Task == step.task
-			states[o.State] = true
+// checkStorageMigration checks, after the apiservers moved to emulation
+// version to, that the Feature of storageGate ran task (w watched it since
+// before the move) while staying On, holds for to with no task left, and
+// that every binding is stored at to's version with its spec.
+func checkStorageMigration(t *testing.T, c *featuretest.Clients, etcd []string, prefix string, to *version.Version, task string, w *featuretest.FeatureWatcher, ready time.Time) {
+	t.Helper()
+	name := gatename.ObjectName(storageGate)
+	f := waitForVersion(t, c.Features[0], name, to.String())
+	t.Logf("-> %s: %s converged with no task left %.1fs after the apiserver was ready", to, name, time.Since(ready).Seconds())
+	ran, states := false, map[featuresv1alpha1.FeatureState]bool{}
+	for _, o := range w.Get() {
+		ran = ran || o.Task == task
+		states[o.State] = true
+	}
+	if !ran {
+		t.Errorf("-> %s: the version-keyed task %s never ran on %s", to, task, name)
+	}
+	if f.Status.State != featuresv1alpha1.FeatureStateOn || len(states) != 1 {
+		t.Errorf("-> %s: %s must stay On while its version-keyed task runs: states %v", to, name, slices.Collect(maps.Keys(states)))
+	}
+	want := storageVersionAt[to.String()]
+	if got := storedVersions(t, etcd, prefix, storageResource); !allAt(got, want, storageVersionObjects) {
+		t.Errorf("-> %s: every binding must be stored at %s: %v", to, want, summarize(got))
+	} else {
+		t.Logf("-> %s: %d bindings stored at %s (read from etcd)", to, len(got), want)
+	}
+	list, err := c.Kube[0].AdmissionregistrationV1().MutatingAdmissionPolicyBindings().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range list.Items {
+		if !strings.HasSuffix(b.Spec.PolicyName, ".example.com") {
+			t.Errorf("-> %s: %s lost its spec: %+v", to, b.Name, b.Spec)
 		}
-		if !ran {
-			t.Errorf("-> %s: the version-keyed task %s never ran on %s", step.to, step.task, name)
-		}
-		if f.Status.State != featuresv1alpha1.FeatureStateOn || len(states) != 1 {
-			t.Errorf("-> %s: %s must stay On while its version-keyed task runs: states %v", step.to, name, slices.Collect(maps.Keys(states)))
-		}
-		got := storedVersions(t, etcd, prefix, resource)
-		if !allAt(got, step.final, storageVersionObjects) {
-			t.Errorf("-> %s: every binding must be stored at %s: %v", step.to, step.final, summarize(got))
-		} else {
-			t.Logf("-> %s: %d bindings stored at %s (read from etcd)", step.to, len(got), step.final)
-		}
-		list, err := c.Kube[0].AdmissionregistrationV1().MutatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range list.Items {
-			if !strings.HasSuffix(b.Spec.PolicyName, ".example.com") {
-				t.Errorf("-> %s: %s lost its spec: %+v", step.to, b.Name, b.Spec)
-			}
-		}
-		for _, cond := range []string{featuresv1alpha1.FeatureConditionUpgradeSafe, featuresv1alpha1.FeatureConditionDowngradeSafe} {
-			if c := meta.FindStatusCondition(f.Status.Conditions, cond); c != nil && c.Reason == "VersionTaskPending" {
-				t.Errorf("-> %s: %s still says a version-keyed task is pending: %+v", step.to, cond, c)
-			}
+	}
+	for _, cond := range []string{featuresv1alpha1.FeatureConditionUpgradeSafe, featuresv1alpha1.FeatureConditionDowngradeSafe} {
+		if c := meta.FindStatusCondition(f.Status.Conditions, cond); c != nil && c.Reason == "VersionTaskPending" {
+			t.Errorf("-> %s: %s still says a version-keyed task is pending: %+v", to, cond, c)
 		}
 	}
 }
