@@ -148,6 +148,28 @@ func BenchmarkStatefulSetMigration(b *testing.B) {
 	})
 }
 
+// startStorageVersionMigrator starts kube-controller-manager with
+// upstream's storage version migrator (and the garbage collector, whose
+// caches it needs) against apiserver, and waits until its resource
+// monitors have synced.
+func startStorageVersionMigrator(b *testing.B, apiserver *framework.APIServerProcess) *framework.ComponentProcess {
+	kcm := framework.StartComponentProcess(b, "kube-controller-manager", apiserver, framework.KubeControllerManagerToken,
+		"--controllers=garbage-collector-controller,storage-version-migrator-controller",
+		"--feature-gates=StorageVersionMigrator=true",
+		"--use-service-account-credentials=true")
+	const synced = "all resource monitors have synced"
+	if err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
+		if kcm.Exited() {
+			return false, fmt.Errorf("kube-controller-manager exited")
+		}
+		return strings.Contains(kcm.Log(), synced), nil
+	}); err != nil {
+		kcm.Stop()
+		b.Fatalf("waiting for %q in the kube-controller-manager's log: %v\n%s", synced, err, tail(kcm.Log(), 4096))
+	}
+	return kcm
+}
+
 // benchQuietKlog discards this process's klog output until the benchmark
 // ends. The harness logs etcd's warnings through klog to stderr, which go
 // test prints with the benchmark's result lines: the restarts and the
@@ -189,20 +211,8 @@ func (c *benchCluster) upstream(b *testing.B) {
 	// The controller lists the objects to migrate from the garbage
 	// collector's caches, so it needs the garbage collector, and patches any
 	// resource, so it needs its own service account's role.
-	kcm := framework.StartComponentProcess(b, "kube-controller-manager", apiserver, framework.KubeControllerManagerToken,
-		"--controllers=garbage-collector-controller,storage-version-migrator-controller",
-		"--feature-gates=StorageVersionMigrator=true",
-		"--use-service-account-credentials=true")
+	kcm := startStorageVersionMigrator(b, apiserver)
 	defer kcm.Stop()
-	const synced = "all resource monitors have synced"
-	if err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
-		if kcm.Exited() {
-			return false, fmt.Errorf("kube-controller-manager exited")
-		}
-		return strings.Contains(kcm.Log(), synced), nil
-	}); err != nil {
-		b.Fatalf("waiting for %q in the kube-controller-manager's log: %v\n%s", synced, err, tail(kcm.Log(), 4096))
-	}
 
 	before := benchResourceVersions(b, kube)
 	if len(before) != n {

@@ -30,7 +30,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
@@ -258,20 +257,8 @@ func (c *svmCluster) makeOld(b *testing.B) {
 // upstream runs b.N StorageVersionMigrations of the resource with
 // kube-controller-manager.
 func (c *svmCluster) upstream(b *testing.B) {
-	kcm := framework.StartComponentProcess(b, "kube-controller-manager", c.apiserver, framework.KubeControllerManagerToken,
-		"--controllers=garbage-collector-controller,storage-version-migrator-controller",
-		"--feature-gates=StorageVersionMigrator=true",
-		"--use-service-account-credentials=true")
+	kcm := startStorageVersionMigrator(b, c.apiserver)
 	defer kcm.Stop()
-	const synced = "all resource monitors have synced"
-	if err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
-		if kcm.Exited() {
-			return false, fmt.Errorf("kube-controller-manager exited")
-		}
-		return strings.Contains(kcm.Log(), synced), nil
-	}); err != nil {
-		b.Fatalf("waiting for %q in the kube-controller-manager's log: %v\n%s", synced, err, tail(kcm.Log(), 4096))
-	}
 
 	var elapsed time.Duration
 	var written []int
