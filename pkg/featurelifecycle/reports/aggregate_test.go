@@ -48,6 +48,11 @@ func TestIndexSetReturnsChangedGates(t *testing.T) {
 	if got := sorted(x.Set(report("kubelet", "n1", map[string]bool{"A": false, "C": true}))); !slices.Equal(got, []string{"A", "B", "C"}) {
 		t.Fatalf("a switched, a dropped and a new gate change, got %v", got)
 	}
+	moved := report("kubelet", "n1", map[string]bool{"A": false, "C": true})
+	moved.EmulationVersion = "1.37"
+	if got := sorted(x.Set(moved)); !slices.Equal(got, []string{"A", "C"}) {
+		t.Fatalf("a new emulation version changes every gate of the report (their descriptions), got %v", got)
+	}
 	if got := x.Pairs("kube-system", "B"); len(got) != 0 {
 		t.Fatalf("no report has B any more, got pairs %v", got)
 	}

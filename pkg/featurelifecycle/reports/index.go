@@ -140,7 +140,10 @@ func (x *Index) Set(r *Report) []string {
 		// A new management alone changes nothing in the index, but the
 		// Feature's decision on its management.
 		for gate := range r.Gates {
-			if old.Modes[gate] != r.Modes[gate] {
+			if old.Modes[gate] != r.Modes[gate] || old.EmulationVersion != r.EmulationVersion {
+				// A new emulation version changes the description of
+				// every Feature (the lowest version among the
+				// apiservers), and whether its version-keyed tasks run.
 				changed.Insert(gate)
 			}
 		}
