@@ -58,7 +58,11 @@ func setVersionSafety(gate string, status *featuresv1alpha1.FeatureStatus, gener
 			c.Message = fmt.Sprintf("kube-apiserver %s emulates no version %s than %s", vc.BinaryVersion, d.edge, status.Version)
 		default:
 			target := vc.Versions[to]
-			f := featuresv1alpha1.Feature{Spec: featuresv1alpha1.FeatureSpec{Gate: gate}, Status: *status}
+			// The check quotes the stored uses of these very conditions
+			// (for kubectl features check): leave them out, uses is here.
+			f := featuresv1alpha1.Feature{Spec: featuresv1alpha1.FeatureSpec{Gate: gate}, Status: *status.DeepCopy()}
+			meta.RemoveStatusCondition(&f.Status.Conditions, featuresv1alpha1.FeatureConditionUpgradeSafe)
+			meta.RemoveStatusCondition(&f.Status.Conditions, featuresv1alpha1.FeatureConditionDowngradeSafe)
 			report, err := versioncheck.Check([]featuresv1alpha1.Feature{f}, vc, target, nil)
 			switch {
 			case err != nil:
