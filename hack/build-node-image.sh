@@ -337,4 +337,4 @@ for s in "${ALL_STAGES[@]}"; do
     log "${s}: ${took[${s}]}s"
   fi
 done
-log "${NODE_IMAGE} ready in $((SECONDS - start))s"
+log "done in $((SECONDS - start))s (${stages[*]})"
