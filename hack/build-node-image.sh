@@ -133,6 +133,19 @@ go_install() {
   shift
   env GOBIN="${BIN}" GOFLAGS=-buildvcs=false "${env[@]}" "${NICE[@]}" go install -trimpath "$@"
 }
+# module_context <name> <module> <version>: _output/node/mod/<name>, a
+# module of our own (outside this repository's go.mod and go.work) that
+# requires only <module>@<version>, so that <module>'s own requirements
+# decide every version; made again only when the pin changes.
+module_context() {
+  local dir="${OUT}/mod/$1"
+  mkdir -p "${dir}"
+  if [[ "$(cat "${dir}/pin" 2>/dev/null)" != "$2 $3" ]]; then
+    rm -f "${dir}"/go.mod "${dir}"/go.sum "${dir}"/*.go
+    printf 'module featureflags.local/node/%s\n\ngo 1.26.0\n\nrequire %s %s\n' "$1" "$2" "$3" > "${dir}/go.mod"
+    echo "$2 $3" > "${dir}/pin"
+  fi
+}
 if want binaries; then
   t=${SECONDS}
   log "containerd ${CONTAINERD_VERSION} (CGO_ENABLED=0, no btrfs)"
@@ -149,10 +162,14 @@ if want binaries; then
   go_install CGO_ENABLED=1 -- -tags seccomp \
     -ldflags "-X main.version=${RUNC_VERSION#v}" \
     "${RUNC_MODULE}@${RUNC_VERSION}"
+  # crictl: `go install .../cmd/crictl@version` cannot be used, as the
+  # proxy answers 403 (not 404) for the module path sigs.k8s.io/cri-tools/cmd/crictl
+  # that go probes first; so a module of our own requires cri-tools.
   log "crictl ${CRI_TOOLS_VERSION}"
-  go_install CGO_ENABLED=0 -- \
+  module_context cri-tools "${CRI_TOOLS_MODULE}" "${CRI_TOOLS_VERSION}"
+  (cd "${OUT}/mod/cri-tools" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-buildvcs=false "${NICE[@]}" go build -mod=mod -trimpath \
     -ldflags "-X ${CRI_TOOLS_MODULE}/pkg/version.Version=${CRI_TOOLS_VERSION}" \
-    "${CRI_TOOLS_MODULE}/cmd/crictl@${CRI_TOOLS_VERSION}"
+    -o "${BIN}/crictl" "${CRI_TOOLS_MODULE}/cmd/crictl")
   log "CNI plugins ${CNI_PLUGINS_VERSION}: ${CNI_PLUGINS[*]}"
   cni=()
   for p in "${CNI_PLUGINS[@]}"; do
@@ -171,16 +188,9 @@ if want binaries; then
   # module of its own that requires CoreDNS at the pinned version.
   log "coredns ${COREDNS_VERSION} (plugins of kubeadm's Corefile)"
   mod="${OUT}/mod/coredns"
-  mkdir -p "${mod}"
+  module_context coredns "${COREDNS_MODULE}" "${COREDNS_VERSION}"
   cp hack/node-image/coredns/main.go "${mod}/main.go"
-  if ! grep -q "${COREDNS_MODULE} ${COREDNS_VERSION}\$" "${mod}/go.mod" 2>/dev/null; then
-    rm -f "${mod}/go.mod" "${mod}/go.sum"
-    (cd "${mod}" && go mod init featureflags.local/node/coredns >/dev/null 2>&1 &&
-      go mod edit -go=1.26.0 &&
-      go get "${COREDNS_MODULE}@${COREDNS_VERSION}" >/dev/null 2>&1 &&
-      go mod tidy >/dev/null 2>&1)
-  fi
-  (cd "${mod}" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false "${NICE[@]}" go build -trimpath -tags nodeimage \
+  (cd "${mod}" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-buildvcs=false "${NICE[@]}" go build -mod=mod -trimpath -tags nodeimage \
     -ldflags "-X ${COREDNS_MODULE}/coremain.GitCommit=${COREDNS_VERSION}" -o "${BIN}/coredns" .)
 
   # Upstream's kubeadm and kubectl, at the release of go.mod, stamped with it
@@ -191,9 +201,9 @@ if want binaries; then
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     upstream_ldflags+=" -X ${pkg}.gitVersion=${release} -X ${pkg}.gitMajor=${major} -X ${pkg}.gitMinor=${minor} -X ${pkg}.gitTreeState=clean"
   done
-  log "kubeadm, kubectl ${release} (upstream's, CGO_ENABLED=0)"
+  log "kubeadm, kubectl, kube-proxy ${release} (upstream's, CGO_ENABLED=0)"
   CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "${upstream_ldflags}" -o "${BIN}/" \
-    k8s.io/kubernetes/cmd/kubeadm k8s.io/kubernetes/cmd/kubectl
+    k8s.io/kubernetes/cmd/kubeadm k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes/cmd/kube-proxy
   log "our kubelet, pause, ffnetd (CGO_ENABLED=0)"
   CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "$(hack/lib/version.sh)" -o "${BIN}/" \
     ./cmd/kubelet ./hack/node-image/pause ./hack/node-image/ffnetd
@@ -237,6 +247,7 @@ node_images() {
   echo "registry.k8s.io/kube-controller-manager:${release}"
   echo "registry.k8s.io/kube-scheduler:${release}"
   echo "registry.k8s.io/etcd:$(etcd_version)-0"
+  echo "registry.k8s.io/kube-proxy:${release}"
   echo "registry.k8s.io/pause:${PAUSE_TAG}"
   echo "registry.k8s.io/coredns/coredns:${COREDNS_VERSION}"
   echo "featureflags/ffnetd:${release}"
@@ -247,6 +258,26 @@ if want images; then
   scratch_image "registry.k8s.io/pause:${PAUSE_TAG}" pause
   scratch_image "registry.k8s.io/coredns/coredns:${COREDNS_VERSION}" coredns
   scratch_image "featureflags/ffnetd:${release}" ffnetd
+  # kube-proxy runs iptables, nft and conntrack: its image is the node's
+  # Debian base (shared with the node image's own layer) and the binary.
+  kp_digest=$(sha256sum < "${BIN}/kube-proxy" | cut -d' ' -f1)
+  kp_ref="registry.k8s.io/kube-proxy:${release}"
+  have=$("${DOCKER}" image inspect --format '{{index .Config.Labels "io.featureflags.binary-sha256"}} {{index .Config.Labels "io.featureflags.base"}}' "${kp_ref}" 2>/dev/null || true)
+  if [[ "${have}" != "${kp_digest} ${BASE_IMAGE}" ]]; then
+    context="${OUT}/context-kube-proxy"
+    rm -rf "${context}"
+    mkdir -p "${context}"
+    ln -f "${BIN}/kube-proxy" "${context}/kube-proxy"
+    cat > "${context}/Dockerfile" <<EOF
+FROM ${BASE_IMAGE}
+COPY kube-proxy /usr/local/bin/kube-proxy
+LABEL io.featureflags.binary-sha256=${kp_digest} io.featureflags.base=${BASE_IMAGE}
+ENTRYPOINT ["/usr/local/bin/kube-proxy"]
+EOF
+    log "building ${kp_ref}"
+    DOCKER_BUILDKIT=0 "${DOCKER}" build -q --tag "${kp_ref}" "${context}" >/dev/null
+    rm -rf "${context}"
+  fi
   mkdir -p "${IMAGES}"
   # One tarball per image, rewritten only when the image changed.
   rm -f "${IMAGES}"/*.tar.new

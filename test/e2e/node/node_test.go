@@ -218,3 +218,144 @@ func TestNodeImageBoots(t *testing.T) {
 	t.Logf("kubeadm: %s", n.exec("kubeadm", "version", "-o", "short"))
 	t.Logf("runc: %s", strings.SplitN(n.exec("runc", "--version"), "\n", 2)[0])
 }
+
+// kubeadmConfig is what kind's generated kubeadm configuration amounts to
+// for one control-plane node, with the patch of README.md ("kind node
+// image") that turns the feature lifecycle on, and no kube-proxy (the image
+// has no kube-proxy image; ffnetd talks to the apiserver directly).
+const kubeadmConfig = `apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+kubernetesVersion: %[2]s
+clusterName: featureflags
+controlPlaneEndpoint: "%[1]s:6443"
+apiServer:
+  certSANs: [localhost, "127.0.0.1"]
+  extraArgs:
+  - name: feature-gates
+    value: FeatureLifecycle=true
+  - name: runtime-config
+    value: features.k8s.io/v1alpha1=true
+controllerManager:
+  extraArgs:
+  - name: enable-hostpath-provisioner
+    value: "true"
+networking:
+  podSubnet: 10.244.0.0/16
+  serviceSubnet: 10.96.0.0/16
+---
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+localAPIEndpoint:
+  advertiseAddress: "%[1]s"
+  bindPort: 6443
+nodeRegistration:
+  criSocket: unix:///run/containerd/containerd.sock
+  kubeletExtraArgs:
+  - name: node-ip
+    value: "%[1]s"
+skipPhases:
+- preflight
+- addon/kube-proxy
+---
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cgroupDriver: systemd
+cgroupRoot: /kubelet
+failSwapOn: false
+failCgroupV1: false
+imageGCHighThresholdPercent: 100
+evictionHard:
+  nodefs.available: "0%%"
+  nodefs.inodesFree: "0%%"
+  imagefs.available: "0%%"
+`
+
+// TestNodeImageKubeadm runs, in one node container, what kind runs in a
+// control-plane node: kubeadm init with the feature lifecycle on, the
+// default CNI manifest of the image; then the node is Ready, a pod runs with
+// an address from the CNI, the Features are served and our kubelet reports
+// its gates under its node name.
+func TestNodeImageKubeadm(t *testing.T) {
+	img := requireNodeImage(t)
+	name := "ff-node-cp-" + strconv.Itoa(os.Getpid())
+	n := startNode(t, img, name)
+	ip, err := framework.Docker(context.Background(), "inspect", "--format",
+		"{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := n.exec("cat", "/kind/version")
+	n.writeFile("/kind/kubeadm.conf", fmt.Sprintf(kubeadmConfig, ip, version))
+	start := time.Now()
+	if out, err := n.execOut("kubeadm", "init", "--config=/kind/kubeadm.conf", "--skip-token-print", "--v=1"); err != nil {
+		kubelet, _ := n.execOut("journalctl", "-u", "kubelet", "--no-pager", "-n", "60")
+		t.Fatalf("kubeadm init: %v\n%s\nkubelet:\n%s", err, out, kubelet)
+	}
+	t.Logf("kubeadm init: %v", time.Since(start).Round(time.Second))
+	kubectl := func(args ...string) (string, error) {
+		return n.execOut(append([]string{"kubectl", "--kubeconfig=/etc/kubernetes/admin.conf"}, args...)...)
+	}
+	must := func(args ...string) string {
+		t.Helper()
+		out, err := kubectl(args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	must("taint", "nodes", "--all", "node-role.kubernetes.io/control-plane-")
+	must("create", "-f", "/kind/manifests/default-cni.yaml")
+	// What kind patches into the manifest.
+	must("-n", "kube-system", "set", "env", "daemonset/ffnetd", "CONTROL_PLANE_ENDPOINT="+ip+":6443")
+	if out, err := kubectl("wait", "--for=condition=Ready", "node/"+name, "--timeout=180s"); err != nil {
+		t.Fatalf("node not Ready: %v\n%s\n%s", err, out, must("get", "pods", "-A", "-o", "wide"))
+	}
+	t.Logf("node %s Ready %v after kubeadm init started", name, time.Since(start).Round(time.Second))
+
+	must("run", "smoke", "--image=registry.k8s.io/pause:"+pauseTag(t, n), "--restart=Never")
+	if out, err := kubectl("wait", "--for=condition=Ready", "pod/smoke", "--timeout=120s"); err != nil {
+		desc, _ := kubectl("describe", "pod", "smoke")
+		t.Fatalf("pod smoke not Ready: %v\n%s\n%s", err, out, desc)
+	}
+	podIP := must("get", "pod", "smoke", "-o", "jsonpath={.status.podIP}")
+	if !strings.HasPrefix(podIP, "10.244.") {
+		t.Errorf("pod smoke has address %q, not one of the pod subnet 10.244.0.0/16", podIP)
+	}
+	t.Logf("pod smoke Running with address %s", podIP)
+	t.Logf("pods:\n%s", must("get", "pods", "-A", "-o", "wide"))
+
+	state := must("get", "feature", "feature-lifecycle", "-n", "kube-system", "-o", "jsonpath={.status.state}")
+	if state != "On" {
+		t.Errorf("Feature feature-lifecycle is %q, want On", state)
+	}
+	var reports string
+	if err := poll(60*time.Second, func() bool {
+		reports, _ = kubectl("get", "featurereports", "-n", "kube-system")
+		return strings.Contains(reports, "kubelet."+name)
+	}); err != nil {
+		t.Errorf("no FeatureReport kubelet.%s after 60s:\n%s", name, reports)
+	}
+	t.Logf("featurereports:\n%s", reports)
+}
+
+// pauseTag is the tag of the pause image the node's containerd pins.
+func pauseTag(t *testing.T, n *node) string {
+	out := n.exec("sh", "-c", `sed -n "s/.*sandbox = 'registry.k8s.io\/pause:\(.*\)'/\1/p" /etc/containerd/config.toml`)
+	if out == "" {
+		t.Fatal("no sandbox image in /etc/containerd/config.toml")
+	}
+	return out
+}
+
+func (n *node) writeFile(path, content string) {
+	n.t.Helper()
+	cli := os.Getenv(framework.DockerEnv)
+	if cli == "" {
+		cli = "docker"
+	}
+	cmd := exec.Command(cli, "exec", "-i", n.name, "sh", "-c", "cat > "+path)
+	cmd.Stdin = strings.NewReader(content)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		n.t.Fatalf("writing %s: %v: %s", path, err, out)
+	}
+}
