@@ -20,7 +20,9 @@ CONTAINERD_VERSION=v2.4.2
 RUNC_MODULE=github.com/opencontainers/runc
 RUNC_VERSION=v1.5.2
 CRI_TOOLS_MODULE=sigs.k8s.io/cri-tools
-CRI_TOOLS_VERSION=v1.37.0
+# v1.36.0: the module proxy here serves no source archive of v1.37.0 (403);
+# crictl speaks CRI v1 to any containerd 2.x.
+CRI_TOOLS_VERSION=v1.36.0
 CNI_PLUGINS_MODULE=github.com/containernetworking/plugins
 CNI_PLUGINS_VERSION=v1.9.1
 CNI_PLUGINS=(bridge host-local loopback portmap ptp)
