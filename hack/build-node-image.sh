@@ -304,7 +304,7 @@ if want assemble; then
   fi
   context="${OUT}/context"
   rm -rf "${context}"
-  mkdir -p "${context}/bin" "${context}/images"
+  mkdir -p "${context}/bin"
   cp -a hack/node-image/rootfs "${context}/rootfs"
   mkdir -p "${context}/rootfs/kind"
   echo "${release}" > "${context}/rootfs/kind/version"
@@ -315,15 +315,17 @@ if want assemble; then
   done
   cp -a "${BIN}/cni" "${context}/cni"
   refs=()
+  image_ids=()
   while read -r ref; do
     name=$(echo "${ref}" | tr '/:' '__')
-    ln -f "${IMAGES}/${name}.tar" "${context}/images/${name}.tar"
     refs+=("${ref}")
+    image_ids+=("$(cat "${IMAGES}/${name}.id")")
   done < <(node_images)
   # Everything the image is made of, to skip an unchanged rebuild.
   inputs=$( (cd "${context}" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum;
     find . -print0 | LC_ALL=C sort -z | xargs -0 stat -c '%n %a';
-    "${DOCKER}" image inspect --format '{{.Id}}' "${BASE_IMAGE}") | sha256sum | cut -d' ' -f1)
+    "${DOCKER}" image inspect --format '{{.Id}}' "${BASE_IMAGE}"; printf '%s\n' "${refs[@]}" "${image_ids[@]}") |
+    sha256sum | cut -d' ' -f1)
   have=$("${DOCKER}" image inspect --format '{{index .Config.Labels "io.featureflags.node-inputs"}}' "${NODE_IMAGE}" 2>/dev/null || true)
   if [[ "${have}" == "${inputs}" ]]; then
     log "${NODE_IMAGE} is up to date"
@@ -334,7 +336,6 @@ COPY rootfs/ /
 COPY bin/containerd bin/containerd-shim-runc-v2 bin/ctr bin/runc bin/crictl /usr/local/bin/
 COPY bin/kubelet bin/kubeadm bin/kubectl /usr/bin/
 COPY cni/ /opt/cni/bin/
-COPY images/ /kind/images/
 RUN /kind/bin/setup-image.sh
 EOF
     log "building the node image's file system"
@@ -345,7 +346,9 @@ EOF
     builder="featureflags-node-build-$$"
     "${DOCKER}" rm -f "${builder}" >/dev/null 2>&1 || true
     trap '"${DOCKER}" rm -f "${builder}" >/dev/null 2>&1 || true' EXIT
-    "${DOCKER}" run -d --name "${builder}" "${NODE_RUN_FLAGS[@]}" \
+    # The tarballs are mounted, not copied, so that the image holds them
+    # once (in containerd's content store), not twice.
+    "${DOCKER}" run -d --name "${builder}" "${NODE_RUN_FLAGS[@]}" -v "${IMAGES}:/kind/images:ro" \
       --entrypoint /bin/sleep "${NODE_IMAGE}-unimported" infinity >/dev/null
     log "importing ${#refs[@]} images into containerd's k8s.io namespace"
     "${DOCKER}" exec "${builder}" /kind/bin/import-images.sh

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run once while the node image is built (hack/build-node-image.sh), in a
 # container of it: imports every tarball of /kind/images into containerd's
-# k8s.io namespace, where the kubelet's CRI finds them, then removes them.
+# k8s.io namespace, where the kubelet's CRI finds them (the directory is
+# mounted from the build, not part of the image).
 # Only content and image records are written (--no-unpack): the CRI unpacks
 # an image into the snapshotter of /var (a volume under kind) when it first
 # runs it.
@@ -19,7 +20,7 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 for tarball in /kind/images/*.tar; do
-  ctr --namespace k8s.io images import --no-unpack --all-platforms --digests "${tarball}" >/dev/null
+  ctr --namespace k8s.io images import --no-unpack --all-platforms --digests --compress-blobs "${tarball}" >/dev/null
 done
 # Pinned: the kubelet's image garbage collection leaves them (nothing could
 # pull them back).
@@ -29,4 +30,4 @@ for ref in $(ctr --namespace k8s.io images list -q); do
 done
 kill "${pid}"
 wait "${pid}" || true
-rm -rf /kind/images "${config}" /tmp/containerd-import.log
+rm -rf "${config}" /tmp/containerd-import.log
