@@ -337,6 +337,8 @@ COPY bin/containerd bin/containerd-shim-runc-v2 bin/ctr bin/runc bin/crictl /usr
 COPY bin/kubelet bin/kubeadm bin/kubectl /usr/bin/
 COPY cni/ /opt/cni/bin/
 RUN /kind/bin/setup-image.sh
+ENV container=docker
+STOPSIGNAL SIGRTMIN+3
 EOF
     log "building the node image's file system"
     DOCKER_BUILDKIT=0 "${DOCKER}" build -q --tag "${NODE_IMAGE}-unimported" "${context}" >/dev/null
@@ -355,8 +357,6 @@ EOF
     "${DOCKER}" commit \
       --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
       --change 'CMD []' \
-      --change 'STOPSIGNAL SIGRTMIN+3' \
-      --change 'ENV container=docker' \
       --change "LABEL io.featureflags.node-inputs=${inputs} io.featureflags.release=${release}" \
       "${builder}" "${NODE_IMAGE}" >/dev/null
     "${DOCKER}" rm -f "${builder}" >/dev/null

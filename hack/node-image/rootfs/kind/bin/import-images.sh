@@ -7,6 +7,8 @@
 # an image into the snapshotter of /var (a volume under kind) when it first
 # runs it.
 set -o errexit -o nounset -o pipefail
+# ctr warns of cgroup v1 on every call here.
+ctr() { command ctr "$@" 2> >(grep -v 'cgroup v1 is deprecated' >&2); }
 config=$(mktemp)
 # No CRI while importing: it would try to set up a runtime here.
 cat > "${config}" <<'TOML'
@@ -20,7 +22,7 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 for tarball in /kind/images/*.tar; do
-  ctr --namespace k8s.io images import --no-unpack --all-platforms --digests --compress-blobs "${tarball}" >/dev/null
+  ctr --namespace k8s.io images import --no-unpack --all-platforms --compress-blobs "${tarball}" >/dev/null
 done
 # Pinned: the kubelet's image garbage collection leaves them (nothing could
 # pull them back).
