@@ -10,7 +10,8 @@
 //     (`ip route replace`, run in the node's root file system, mounted at
 //     /host, as the node's `ip` is there and this image is FROM scratch);
 //
-// and does both again every few seconds. It reads Nodes only.
+// and does both again every few seconds. It reads Nodes only. IPv4
+// forwarding is on from the node's boot (/etc/sysctl.d/10-node.conf).
 // CONTROL_PLANE_ENDPOINT (host:port, which kind patches into the manifest)
 // is the apiserver it talks to, so it needs no kube-proxy; otherwise the
 // in-cluster service address.
@@ -56,9 +57,6 @@ func main() {
 	client, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		log.Fatal(err)
-	}
-	if err := os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte("1"), 0o644); err != nil {
-		log.Printf("enabling IPv4 forwarding: %v", err)
 	}
 	r := &reconciler{client: client, node: nodeName, confDir: *confDir, hostRoot: *hostRoot, routes: map[string]string{}}
 	for {
