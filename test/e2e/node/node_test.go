@@ -221,8 +221,7 @@ func TestNodeImageBoots(t *testing.T) {
 
 // kubeadmConfig is what kind's generated kubeadm configuration amounts to
 // for one control-plane node, with the patch of README.md ("kind node
-// image") that turns the feature lifecycle on, and no kube-proxy (the image
-// has no kube-proxy image; ffnetd talks to the apiserver directly).
+// image") that turns the feature lifecycle on.
 const kubeadmConfig = `apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 kubernetesVersion: %[2]s
@@ -255,7 +254,6 @@ nodeRegistration:
     value: "%[1]s"
 skipPhases:
 - preflight
-- addon/kube-proxy
 ---
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -268,6 +266,15 @@ evictionHard:
   nodefs.available: "0%%"
   nodefs.inodesFree: "0%%"
   imagefs.available: "0%%"
+---
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: iptables
+# No conntrack sysctls: kube-proxy runs unprivileged here (see below).
+conntrack:
+  maxPerCore: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
 `
 
 // TestNodeImageKubeadm runs, in one node container, what kind runs in a
@@ -304,19 +311,35 @@ func TestNodeImageKubeadm(t *testing.T) {
 		return out
 	}
 	must("taint", "nodes", "--all", "node-role.kubernetes.io/control-plane-")
+	// A privileged container needs every device of the node's device
+	// cgroup, which a node that is not privileged itself cannot grant (cgroup
+	// v1 here): kubeadm's kube-proxy runs with the capabilities it uses
+	// instead (kind's privileged nodes run it as kubeadm makes it).
+	must("-n", "kube-system", "patch", "daemonset", "kube-proxy", "--type=json", "-p",
+		`[{"op":"replace","path":"/spec/template/spec/containers/0/securityContext","value":{"privileged":false,"capabilities":{"add":["NET_ADMIN","NET_RAW"]}}}]`)
 	must("create", "-f", "/kind/manifests/default-cni.yaml")
 	// What kind patches into the manifest.
 	must("-n", "kube-system", "set", "env", "daemonset/ffnetd", "CONTROL_PLANE_ENDPOINT="+ip+":6443")
-	if out, err := kubectl("wait", "--for=condition=Ready", "node/"+name, "--timeout=180s"); err != nil {
-		t.Fatalf("node not Ready: %v\n%s\n%s", err, out, must("get", "pods", "-A", "-o", "wide"))
+	waitFor := func(what string, timeout time.Duration, args ...string) {
+		t.Helper()
+		var out string
+		if err := poll(timeout, func() bool {
+			out, _ = kubectl(args...)
+			return out == "True"
+		}); err != nil {
+			pods, _ := kubectl("get", "pods", "-A", "-o", "wide")
+			t.Fatalf("%s: %q after %v\n%s", what, out, timeout, pods)
+		}
+		t.Logf("%s after %v (since kubeadm init started)", what, time.Since(start).Round(time.Second))
 	}
-	t.Logf("node %s Ready %v after kubeadm init started", name, time.Since(start).Round(time.Second))
+	waitFor("node "+name+" Ready", 3*time.Minute, "get", "node", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
 
 	must("run", "smoke", "--image=registry.k8s.io/pause:"+pauseTag(t, n), "--restart=Never")
-	if out, err := kubectl("wait", "--for=condition=Ready", "pod/smoke", "--timeout=120s"); err != nil {
-		desc, _ := kubectl("describe", "pod", "smoke")
-		t.Fatalf("pod smoke not Ready: %v\n%s\n%s", err, out, desc)
-	}
+	waitFor("pod smoke Ready", 2*time.Minute, "get", "pod", "smoke", "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+	// CoreDNS is Ready once it lists Services through the kubernetes
+	// Service's address: kube-proxy's rules and the CNI's routes work.
+	waitFor("CoreDNS Ready", 2*time.Minute, "-n", "kube-system", "get", "deployment", "coredns", "-o",
+		`jsonpath={.status.conditions[?(@.type=="Available")].status}`)
 	podIP := must("get", "pod", "smoke", "-o", "jsonpath={.status.podIP}")
 	if !strings.HasPrefix(podIP, "10.244.") {
 		t.Errorf("pod smoke has address %q, not one of the pod subnet 10.244.0.0/16", podIP)
