@@ -31,7 +31,8 @@
 #
 # Usage: hack/build-node-image.sh [stage...]   (default: all four, in order)
 # Environment: NODE_IMAGE (default featureflags/node:<release>), DOCKER.
-# Builds run under `nice -n 19` (these machines are shared).
+# Builds run under `nice -n 19` (these machines are shared). Binaries are
+# linked without symbol tables (-s -w), as upstream's releases.
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -150,7 +151,7 @@ if want binaries; then
   t=${SECONDS}
   log "containerd ${CONTAINERD_VERSION} (CGO_ENABLED=0, no btrfs)"
   go_install CGO_ENABLED=0 -- -tags no_btrfs \
-    -ldflags "-X ${CONTAINERD_MODULE}/version.Version=${CONTAINERD_VERSION} -X ${CONTAINERD_MODULE}/version.Package=${CONTAINERD_MODULE}" \
+    -ldflags "-s -w -X ${CONTAINERD_MODULE}/version.Version=${CONTAINERD_VERSION} -X ${CONTAINERD_MODULE}/version.Package=${CONTAINERD_MODULE}" \
     "${CONTAINERD_MODULE}/cmd/containerd@${CONTAINERD_VERSION}" \
     "${CONTAINERD_MODULE}/cmd/containerd-shim-runc-v2@${CONTAINERD_VERSION}" \
     "${CONTAINERD_MODULE}/cmd/ctr@${CONTAINERD_VERSION}"
@@ -160,7 +161,7 @@ if want binaries; then
   ensure_package pkg-config /usr/bin/pkg-config
   log "runc ${RUNC_VERSION} (cgo, seccomp)"
   go_install CGO_ENABLED=1 -- -tags seccomp \
-    -ldflags "-X main.version=${RUNC_VERSION#v}" \
+    -ldflags "-s -w -X main.version=${RUNC_VERSION#v}" \
     "${RUNC_MODULE}@${RUNC_VERSION}"
   # crictl: `go install .../cmd/crictl@version` cannot be used, as the
   # proxy answers 403 (not 404) for the module path sigs.k8s.io/cri-tools/cmd/crictl
@@ -168,7 +169,7 @@ if want binaries; then
   log "crictl ${CRI_TOOLS_VERSION}"
   module_context cri-tools "${CRI_TOOLS_MODULE}" "${CRI_TOOLS_VERSION}"
   (cd "${OUT}/mod/cri-tools" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-buildvcs=false "${NICE[@]}" go build -mod=mod -trimpath \
-    -ldflags "-X ${CRI_TOOLS_MODULE}/pkg/version.Version=${CRI_TOOLS_VERSION}" \
+    -ldflags "-s -w -X ${CRI_TOOLS_MODULE}/pkg/version.Version=${CRI_TOOLS_VERSION}" \
     -o "${BIN}/crictl" "${CRI_TOOLS_MODULE}/cmd/crictl")
   log "CNI plugins ${CNI_PLUGINS_VERSION}: ${CNI_PLUGINS[*]}"
   cni=()
@@ -181,7 +182,7 @@ if want binaries; then
   done
   mkdir -p "${BIN}/cni"
   GOBIN="${BIN}/cni" CGO_ENABLED=0 GOFLAGS=-buildvcs=false "${NICE[@]}" go install -trimpath \
-    -ldflags "-X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=${CNI_PLUGINS_VERSION}" \
+    -ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=${CNI_PLUGINS_VERSION}" \
     "${cni[@]}"
 
   # CoreDNS: our main with only the plugins kubeadm's Corefile uses, in a
@@ -191,13 +192,13 @@ if want binaries; then
   module_context coredns "${COREDNS_MODULE}" "${COREDNS_VERSION}"
   cp hack/node-image/coredns/main.go "${mod}/main.go"
   (cd "${mod}" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-buildvcs=false "${NICE[@]}" go build -mod=mod -trimpath -tags nodeimage \
-    -ldflags "-X ${COREDNS_MODULE}/coremain.GitCommit=${COREDNS_VERSION}" -o "${BIN}/coredns" .)
+    -ldflags "-s -w -X ${COREDNS_MODULE}/coremain.GitCommit=${COREDNS_VERSION}" -o "${BIN}/coredns" .)
 
   # Upstream's kubeadm and kubectl, at the release of go.mod, stamped with it
   # (kubeadm picks its default images and checks versions from it).
   major=${release#v}; major=${major%%.*}
   minor=${release#v*.}; minor=${minor%%.*}
-  upstream_ldflags=""
+  upstream_ldflags="-s -w"
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     upstream_ldflags+=" -X ${pkg}.gitVersion=${release} -X ${pkg}.gitMajor=${major} -X ${pkg}.gitMinor=${minor} -X ${pkg}.gitTreeState=clean"
   done
@@ -205,7 +206,7 @@ if want binaries; then
   CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "${upstream_ldflags}" -o "${BIN}/" \
     k8s.io/kubernetes/cmd/kubeadm k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes/cmd/kube-proxy
   log "our kubelet, pause, ffnetd (CGO_ENABLED=0)"
-  CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "$(hack/lib/version.sh)" -o "${BIN}/" \
+  CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "-s -w $(hack/lib/version.sh)" -o "${BIN}/" \
     ./cmd/kubelet ./hack/node-image/pause ./hack/node-image/ffnetd
   took[binaries]=$((SECONDS - t))
 fi
