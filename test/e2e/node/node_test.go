@@ -97,12 +97,12 @@ type node struct {
 	name string
 }
 
-func startNode(t *testing.T, img, name string) *node {
+func startNode(t *testing.T, img, name string, extra ...string) *node {
 	ctx := context.Background()
 	args := append([]string{"run", "-d", "--name", name, "--hostname", name,
 		"--label", "io.featureflags.e2e.run=" + name, "--label", "io.featureflags.e2e.pid=" + strconv.Itoa(os.Getpid())},
 		runFlags...)
-	args = append(args, img)
+	args = append(append(args, extra...), img)
 	start := time.Now()
 	if _, err := framework.Docker(ctx, args...); err != nil {
 		t.Fatal(err)
@@ -244,6 +244,9 @@ networking:
 ---
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: InitConfiguration
+# A well-known token, as kind's, for the nodes that join.
+bootstrapTokens:
+- token: abcdef.0123456789abcdef
 localAPIEndpoint:
   advertiseAddress: "%[1]s"
   bindPort: 6443
@@ -286,51 +289,14 @@ func TestNodeImageKubeadm(t *testing.T) {
 	img := requireNodeImage(t)
 	name := "ff-node-cp-" + strconv.Itoa(os.Getpid())
 	n := startNode(t, img, name)
-	ip, err := framework.Docker(context.Background(), "inspect", "--format",
-		"{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := n.exec("cat", "/kind/version")
-	n.writeFile("/kind/kubeadm.conf", fmt.Sprintf(kubeadmConfig, ip, version))
 	start := time.Now()
-	if out, err := n.execOut("kubeadm", "init", "--config=/kind/kubeadm.conf", "--skip-token-print", "--v=1"); err != nil {
-		kubelet, _ := n.execOut("journalctl", "-u", "kubelet", "--no-pager", "-n", "60")
-		t.Fatalf("kubeadm init: %v\n%s\nkubelet:\n%s", err, out, kubelet)
-	}
-	t.Logf("kubeadm init: %v", time.Since(start).Round(time.Second))
-	kubectl := func(args ...string) (string, error) {
-		return n.execOut(append([]string{"kubectl", "--kubeconfig=/etc/kubernetes/admin.conf"}, args...)...)
-	}
-	must := func(args ...string) string {
-		t.Helper()
-		out, err := kubectl(args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	ip := kubeadmInit(t, n)
+	must := n.mustKubectl
 	must("taint", "nodes", "--all", "node-role.kubernetes.io/control-plane-")
-	// A privileged container needs every device of the node's device
-	// cgroup, which a node that is not privileged itself cannot grant (cgroup
-	// v1 here): kubeadm's kube-proxy runs with the capabilities it uses
-	// instead (kind's privileged nodes run it as kubeadm makes it).
-	must("-n", "kube-system", "patch", "daemonset", "kube-proxy", "--type=json", "-p",
-		`[{"op":"replace","path":"/spec/template/spec/containers/0/securityContext","value":{"privileged":false,"capabilities":{"add":["NET_ADMIN","NET_RAW"]}}}]`)
-	must("create", "-f", "/kind/manifests/default-cni.yaml")
-	// What kind patches into the manifest.
-	must("-n", "kube-system", "set", "env", "daemonset/ffnetd", "CONTROL_PLANE_ENDPOINT="+ip+":6443")
+	installNetwork(t, n, ip)
 	waitFor := func(what string, timeout time.Duration, args ...string) {
 		t.Helper()
-		var out string
-		if err := poll(timeout, func() bool {
-			out, _ = kubectl(args...)
-			return out == "True"
-		}); err != nil {
-			pods, _ := kubectl("get", "pods", "-A", "-o", "wide")
-			t.Fatalf("%s: %q after %v\n%s", what, out, timeout, pods)
-		}
-		t.Logf("%s after %v (since kubeadm init started)", what, time.Since(start).Round(time.Second))
+		waitTrue(t, n, start, what, timeout, args...)
 	}
 	waitFor("node "+name+" Ready", 3*time.Minute, "get", "node", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
 
@@ -353,7 +319,7 @@ func TestNodeImageKubeadm(t *testing.T) {
 	}
 	var reports string
 	if err := poll(60*time.Second, func() bool {
-		reports, _ = kubectl("get", "featurereports", "-n", "kube-system")
+		reports, _ = n.kubectl("get", "featurereports", "-n", "kube-system")
 		return strings.Contains(reports, "kubelet."+name)
 	}); err != nil {
 		t.Errorf("no FeatureReport kubelet.%s after 60s:\n%s", name, reports)
@@ -381,4 +347,239 @@ func (n *node) writeFile(path, content string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		n.t.Fatalf("writing %s: %v: %s", path, err, out)
 	}
+}
+
+func (n *node) kubectl(args ...string) (string, error) {
+	return n.execOut(append([]string{"kubectl", "--kubeconfig=/etc/kubernetes/admin.conf"}, args...)...)
+}
+
+func (n *node) mustKubectl(args ...string) string {
+	n.t.Helper()
+	out, err := n.kubectl(args...)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	return out
+}
+
+// ip is the node's address on its Docker network.
+func (n *node) ip() string {
+	n.t.Helper()
+	ip, err := framework.Docker(context.Background(), "inspect", "--format",
+		"{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", n.name)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	return ip
+}
+
+// kubeadmInit runs kubeadm init on n with kubeadmConfig, as kind does, and
+// returns n's address (the control-plane endpoint's host).
+func kubeadmInit(t *testing.T, n *node) string {
+	t.Helper()
+	ip := n.ip()
+	version := n.exec("cat", "/kind/version")
+	n.writeFile("/kind/kubeadm.conf", fmt.Sprintf(kubeadmConfig, ip, version))
+	start := time.Now()
+	if out, err := n.execOut("kubeadm", "init", "--config=/kind/kubeadm.conf", "--skip-token-print", "--v=1"); err != nil {
+		kubelet, _ := n.execOut("journalctl", "-u", "kubelet", "--no-pager", "-n", "60")
+		t.Fatalf("kubeadm init: %v\n%s\nkubelet:\n%s", err, out, kubelet)
+	}
+	t.Logf("kubeadm init on %s: %v", n.name, time.Since(start).Round(time.Second))
+	return ip
+}
+
+// installNetwork does what kind does after kubeadm init: the image's default
+// CNI manifest, with the control-plane endpoint kind patches in. A
+// privileged container needs every device of the node's device cgroup,
+// which a node that is not privileged itself cannot grant (cgroup v1 here):
+// kubeadm's kube-proxy runs with the capabilities it uses instead (kind's
+// privileged nodes run it as kubeadm makes it).
+func installNetwork(t *testing.T, n *node, ip string) {
+	t.Helper()
+	must := n.mustKubectl
+	must("-n", "kube-system", "patch", "daemonset", "kube-proxy", "--type=json", "-p",
+		`[{"op":"replace","path":"/spec/template/spec/containers/0/securityContext","value":{"privileged":false,"capabilities":{"add":["NET_ADMIN","NET_RAW"]}}}]`)
+	must("create", "-f", "/kind/manifests/default-cni.yaml")
+	must("-n", "kube-system", "set", "env", "daemonset/ffnetd", "CONTROL_PLANE_ENDPOINT="+ip+":6443")
+}
+
+// waitTrue waits until kubectl args, run on n, prints True.
+func waitTrue(t *testing.T, n *node, start time.Time, what string, timeout time.Duration, args ...string) {
+	t.Helper()
+	var out string
+	if err := poll(timeout, func() bool {
+		out, _ = n.kubectl(args...)
+		return out == "True"
+	}); err != nil {
+		pods, _ := n.kubectl("get", "pods", "-A", "-o", "wide")
+		t.Fatalf("%s: %q after %v\n%s", what, out, timeout, pods)
+	}
+	t.Logf("%s after %v", what, time.Since(start).Round(time.Second))
+}
+
+// joinConfig is kind's JoinConfiguration for a worker: %[1]s is the
+// control plane's address, %[2]s the worker's.
+const joinConfig = `apiVersion: kubeadm.k8s.io/v1beta4
+kind: JoinConfiguration
+nodeRegistration:
+  criSocket: unix:///run/containerd/containerd.sock
+  kubeletExtraArgs:
+  - name: node-ip
+    value: "%[2]s"
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: "%[1]s:6443"
+    token: abcdef.0123456789abcdef
+    unsafeSkipCAVerification: true
+skipPhases:
+- preflight
+`
+
+// webCorefile makes CoreDNS a web server of one page: /health on 8080.
+const webCorefile = `.:53 {
+    health :8080
+}
+`
+
+// TestNodeImageCluster starts a control-plane node and two workers on a
+// Docker network of their own, as kind does (kubeadm init, the default CNI,
+// kubeadm join): every node is Ready and its kubelet reports its gates under
+// its node name; ffnetd routes every node's pod range, so a pod on each
+// worker is reached from the control-plane node and from the other worker.
+func TestNodeImageCluster(t *testing.T) {
+	img := requireNodeImage(t)
+	ctx := context.Background()
+	id := strconv.Itoa(os.Getpid())
+	network := "ff-node-net-" + id
+	if _, err := framework.Docker(ctx, "network", "create", "--label", "io.featureflags.e2e.run="+network,
+		"--label", "io.featureflags.e2e.pid="+id, network); err != nil {
+		t.Fatal(err)
+	}
+	// Registered first, so run last: after the nodes are removed.
+	t.Cleanup(func() { _, _ = framework.Docker(context.Background(), "network", "rm", network) })
+	start := time.Now()
+	cp := startNode(t, img, "ff-node-cp-"+id, "--network", network)
+	workers := []*node{
+		startNode(t, img, "ff-node-w1-"+id, "--network", network),
+		startNode(t, img, "ff-node-w2-"+id, "--network", network),
+	}
+	cpIP := kubeadmInit(t, cp)
+	installNetwork(t, cp, cpIP)
+	for _, w := range workers {
+		w.writeFile("/kind/kubeadm.conf", fmt.Sprintf(joinConfig, cpIP, w.ip()))
+		joinStart := time.Now()
+		if out, err := w.execOut("kubeadm", "join", "--config=/kind/kubeadm.conf", "--v=1"); err != nil {
+			kubelet, _ := w.execOut("journalctl", "-u", "kubelet", "--no-pager", "-n", "40")
+			t.Fatalf("kubeadm join on %s: %v\n%s\nkubelet:\n%s", w.name, err, out, kubelet)
+		}
+		t.Logf("kubeadm join on %s: %v", w.name, time.Since(joinStart).Round(time.Second))
+	}
+	for _, n := range append([]*node{cp}, workers...) {
+		waitTrue(t, cp, start, "node "+n.name+" Ready", 3*time.Minute,
+			"get", "node", n.name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+	}
+	t.Logf("nodes:\n%s", cp.mustKubectl("get", "nodes", "-o", "wide"))
+
+	// Real kubelets report their gates under their node names.
+	var reports string
+	if err := poll(90*time.Second, func() bool {
+		reports, _ = cp.kubectl("get", "featurereports", "-n", "kube-system")
+		for _, n := range append([]*node{cp}, workers...) {
+			if !strings.Contains(reports, "kubelet."+n.name+" ") {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		t.Errorf("not every kubelet reports after 90s:\n%s", reports)
+	}
+	t.Logf("featurereports:\n%s", reports)
+
+	// A web page on each worker, reached across nodes.
+	cp.writeFile("/tmp/web.yaml", webManifest(workers, corednsImage(t, cp)))
+	cp.mustKubectl("create", "-f", "/tmp/web.yaml")
+	ips := map[string]string{}
+	for _, w := range workers {
+		pod := "web-" + w.name
+		waitTrue(t, cp, start, "pod "+pod+" Ready", 2*time.Minute,
+			"get", "pod", pod, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+		ips[w.name] = cp.mustKubectl("get", "pod", pod, "-o", "jsonpath={.status.podIP}")
+	}
+	get := func(from *node, ip string) (string, error) {
+		return from.execOut("timeout", "10", "bash", "-c",
+			`exec 3<>/dev/tcp/`+ip+`/8080 && printf 'GET /health HTTP/1.0\r\n\r\n' >&3 && cat <&3`)
+	}
+	for i, w := range workers {
+		other := workers[1-i]
+		for _, from := range []*node{cp, other} {
+			var out string
+			var err error
+			if perr := poll(30*time.Second, func() bool {
+				out, err = get(from, ips[w.name])
+				return err == nil && strings.Contains(out, "200 OK")
+			}); perr != nil {
+				routes, _ := from.execOut("ip", "route")
+				t.Errorf("from %s, pod web-%s (%s): %v %q\nroutes of %s:\n%s", from.name, w.name, ips[w.name], err, out, from.name, routes)
+				continue
+			}
+			t.Logf("from %s, pod web-%s at %s answers 200 OK", from.name, w.name, ips[w.name])
+		}
+	}
+	t.Logf("routes of %s:\n%s", cp.name, cp.exec("ip", "route"))
+}
+
+// corednsImage is the CoreDNS image of the node (the one kubeadm deploys).
+func corednsImage(t *testing.T, n *node) string {
+	out := n.exec("sh", "-c", `crictl images -o json | grep -o '"registry.k8s.io/coredns/coredns:[^"]*"' | head -1 | tr -d '"'`)
+	if out == "" {
+		t.Fatal("no CoreDNS image on the node")
+	}
+	return out
+}
+
+func webManifest(workers []*node, image string) string {
+	m := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web
+data:
+  Corefile: |
+` + indent(webCorefile, "    ")
+	for _, w := range workers {
+		m += fmt.Sprintf(`---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-%[1]s
+spec:
+  nodeName: %[1]s
+  containers:
+  - name: web
+    image: %[2]s
+    imagePullPolicy: IfNotPresent
+    args: ["-conf", "/etc/web/Corefile"]
+    readinessProbe:
+      httpGet:
+        path: /health
+        port: 8080
+      periodSeconds: 2
+    volumeMounts:
+    - name: web
+      mountPath: /etc/web
+  volumes:
+  - name: web
+    configMap:
+      name: web
+`, w.name, image)
+	}
+	return m
+}
+
+func indent(s, prefix string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString(prefix + line + "\n")
+	}
+	return b.String()
 }
