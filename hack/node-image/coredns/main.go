@@ -1,5 +1,21 @@
 //go:build nodeimage
 
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Command coredns is CoreDNS with only the plugins of the Corefile kubeadm
 // deploys (errors, health, ready, kubernetes, prometheus, forward, cache,
 // loop, reload, loadbalance) and a few an admin edits in (log, hosts,
