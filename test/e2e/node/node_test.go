@@ -492,7 +492,17 @@ func TestNodeImageCluster(t *testing.T) {
 		}
 		return true
 	}); err != nil {
-		t.Errorf("not every kubelet reports after 90s:\n%s", reports)
+		// Say why, from the kubelets' journals: cmd/kubelet stops reporting
+		// for good when the kubeconfig TLS bootstrap wrote names a client
+		// certificate that is not there yet (a race it can lose).
+		var why []string
+		for _, n := range append([]*node{cp}, workers...) {
+			if !strings.Contains(reports, "kubelet."+n.name+" ") {
+				line, _ := n.execOut("sh", "-c", `journalctl -u kubelet --no-pager | grep -m1 "Not reporting feature gate uses" || true`)
+				why = append(why, n.name+": "+line)
+			}
+		}
+		t.Errorf("not every kubelet reports after 90s:\n%s\n%s", reports, strings.Join(why, "\n"))
 	}
 	t.Logf("featurereports:\n%s", reports)
 
