@@ -214,6 +214,16 @@ fi
 # ---------------------------------------------------------------------------
 # images
 IMAGES="${OUT}/images"
+# drop_replaced <old image id> <ref>: removes the image <ref> named before
+# a rebuild, if nothing names or uses it any more (a rebuilt node image
+# would otherwise leave 800 MB behind each time).
+drop_replaced() {
+  local now
+  now=$("${DOCKER}" image inspect --format '{{.Id}}' "$2" 2>/dev/null || true)
+  if [[ -n "$1" && "$1" != "${now}" ]]; then
+    "${DOCKER}" rmi "$1" >/dev/null 2>&1 || true
+  fi
+}
 # scratch_image <ref> <binary> [entrypoint args...]: an image FROM scratch of
 # one static binary (rebuilt only when the binary changed).
 scratch_image() {
@@ -238,7 +248,10 @@ LABEL io.featureflags.binary-sha256=${digest}
 ENTRYPOINT [${entrypoint}]
 EOF
   log "building ${ref}"
+  local old
+  old=$("${DOCKER}" image inspect --format '{{.Id}}' "${ref}" 2>/dev/null || true)
   DOCKER_BUILDKIT=0 "${DOCKER}" build -q --tag "${ref}" "${context}" >/dev/null
+  drop_replaced "${old}" "${ref}"
   rm -rf "${context}"
 }
 # The images containerd gets, by the names kubeadm and our manifests use.
@@ -276,7 +289,9 @@ LABEL io.featureflags.binary-sha256=${kp_digest} io.featureflags.base=${BASE_IMA
 ENTRYPOINT ["/usr/local/bin/kube-proxy"]
 EOF
     log "building ${kp_ref}"
+    old=$("${DOCKER}" image inspect --format '{{.Id}}' "${kp_ref}" 2>/dev/null || true)
     DOCKER_BUILDKIT=0 "${DOCKER}" build -q --tag "${kp_ref}" "${context}" >/dev/null
+    drop_replaced "${old}" "${kp_ref}"
     rm -rf "${context}"
   fi
   mkdir -p "${IMAGES}"
@@ -341,6 +356,7 @@ RUN /kind/bin/setup-image.sh
 ENV container=docker
 STOPSIGNAL SIGRTMIN+3
 EOF
+    old_node=$("${DOCKER}" image inspect --format '{{.Id}}' "${NODE_IMAGE}" 2>/dev/null || true)
     log "building the node image's file system"
     DOCKER_BUILDKIT=0 "${DOCKER}" build -q --tag "${NODE_IMAGE}-unimported" "${context}" >/dev/null
     # Import the images into containerd's k8s.io namespace: containerd runs
@@ -362,6 +378,7 @@ EOF
       "${builder}" "${NODE_IMAGE}" >/dev/null
     "${DOCKER}" rm -f "${builder}" >/dev/null
     "${DOCKER}" rmi "${NODE_IMAGE}-unimported" >/dev/null
+    drop_replaced "${old_node}" "${NODE_IMAGE}"
   fi
   rm -rf "${context}"
   took[assemble]=$((SECONDS - t))
