@@ -6,6 +6,7 @@
 #   make update     regenerate everything generated (the OpenAPI spec needs etcd)
 #   make bench      benchmarks (ratios against upstream in one run)
 #   make images     control-plane images for Docker (hack/build-images.sh)
+#   make node-image the kind node image featureflags/node:<release> (hack/build-node-image.sh)
 #   make test-e2e   end-to-end tests on Docker (not part of make test)
 #   make test-e2e-faults   only the fault tests of test/e2e/faults
 #   make rebase VERSION=v1.x.y   move to another upstream release
@@ -23,7 +24,7 @@ INTEGRATION_FLAGS ?= -p 1 -timeout 30m
 UNIT_PKGS := ./cmd/... ./pkg/... ./plugin/... ./hack/tools/upstreamdeps/... ./hack/tools/gate-inventory/... ./hack/tools/lifecycle-fixtures/... ./hack/tools/version-changes/... ./staging/src/k8s.io/features/...
 INTEGRATION_PKGS := ./test/integration/...
 
-.PHONY: all build test test-unit test-integration test-e2e test-e2e-faults images bench verify update clean etcd rebase
+.PHONY: all build test test-unit test-integration test-e2e test-e2e-faults images node-image bench verify update clean etcd rebase
 
 all: build
 
@@ -57,6 +58,14 @@ test-integration: etcd build
 # expects (registry.k8s.io/<name>:<release>).
 images:
 	hack/build-images.sh
+
+# The kind node image of this tree (kind create cluster --image
+# featureflags/node:<release>): a Debian root file system, containerd, runc,
+# crictl and CNI plugins from their Go modules, our kubelet, upstream's
+# kubeadm and kubectl, and the images above plus pause, CoreDNS and ffnetd
+# imported into containerd. Built offline; cached under _output/node.
+node-image:
+	hack/build-node-image.sh
 
 # End-to-end tests on a Docker engine: the harness's own test and the fault
 # tests (test/e2e). They are not part of make test. FEATUREFLAGS_E2E=1 makes
