@@ -23,10 +23,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/cli"
@@ -41,6 +43,10 @@ import (
 
 	"k8s.io/featureflags/pkg/featurelifecycle/componentgate"
 )
+
+// kubeconfigRetry is how often the kubelet tries again to read a
+// kubeconfig whose client certificate is not written yet.
+const kubeconfigRetry = 2 * time.Second
 
 // rootDir returns the kubelet's --root-dir from its arguments, or its
 // default.
@@ -85,9 +91,22 @@ func main() {
 				if err := componentgate.WaitForFile(ctx, kubeconfig); err != nil {
 					return
 				}
-				config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-				if err != nil {
-					klog.ErrorS(err, "Not reporting feature gate uses", "kubeconfig", kubeconfig)
+				// The kubeconfig may name a client certificate TLS
+				// bootstrap has not written yet (kubeadm join writes the
+				// kubeconfig first): try again until it reads.
+				var config *rest.Config
+				logged := false
+				if err := wait.PollUntilContextCancel(ctx, kubeconfigRetry, true, func(context.Context) (bool, error) {
+					var err error
+					if config, err = clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
+						if !logged {
+							klog.InfoS("Waiting for the kubeconfig to be usable before reporting feature gate uses", "kubeconfig", kubeconfig, "err", err)
+							logged = true
+						}
+						return false, nil
+					}
+					return true, nil
+				}); err != nil {
 					return
 				}
 				node := componentgate.NodeName(args)
