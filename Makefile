@@ -75,8 +75,8 @@ E2E_PKGS := ./test/e2e/...
 E2E_FAULT_PKGS := ./test/e2e/faults/...
 E2E_FLAGS ?= -p 1 -timeout 60m -v
 
-test-e2e: build images
-	FEATUREFLAGS_E2E=1 FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) \
+test-e2e: build images node-image
+	FEATUREFLAGS_E2E=1 FEATUREFLAGS_E2E_NODE=1 FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) \
 	  $(GO) test $(GOTEST_FLAGS) $(E2E_FLAGS) $(E2E_PKGS)
 
 test-e2e-faults: images
