@@ -20,18 +20,44 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"math/big"
+	"net"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"k8s.io/featureflags/test/utils/featuretest"
 )
+
+// etcdClientConfig is a client of the etcd kubeadm runs on n, at n's
+// address with kube-apiserver's client certificate (read from n).
+func etcdClientConfig(t *testing.T, n *node) clientv3.Config {
+	t.Helper()
+	read := func(path string) []byte { return []byte(n.exec("cat", path) + "\n") }
+	cert, err := tls.X509KeyPair(read("/etc/kubernetes/pki/apiserver-etcd-client.crt"), read("/etc/kubernetes/pki/apiserver-etcd-client.key"))
+	if err != nil {
+		t.Fatalf("kube-apiserver's etcd client certificate on %s: %v", n.name, err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(read("/etc/kubernetes/pki/etcd/ca.crt")) {
+		t.Fatalf("no certificate in %s's etcd CA", n.name)
+	}
+	return clientv3.Config{
+		Endpoints:   []string{"https://" + net.JoinHostPort(n.ip(), "2379")},
+		DialTimeout: 10 * time.Second,
+		TLS:         &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, MinVersion: tls.VersionTLS12},
+	}
+}
 
 // selfSignedCA returns a PEM CA certificate for a ClusterTrustBundle.
 func selfSignedCA(t *testing.T) string {
@@ -203,8 +229,9 @@ func together(gaps []float64) int {
 // counts as unavailable a while): with MaxUnavailableStatefulSet on (its
 // default at 1.37) the controller replaces pods two at a time; after the
 // gate is turned off in kube-apiserver and kube-controller-manager the
-// Feature goes Off, its task clears maxUnavailable (the API returns the
-// StatefulSet without it), and the next rollout replaces one pod at a time.
+// Feature goes Off, its task clears maxUnavailable (neither the API nor
+// kubeadm's etcd, read over TLS with kube-apiserver's client certificate,
+// holds it), and the next rollout replaces one pod at a time.
 func TestNodeImageMaxUnavailableStatefulSet(t *testing.T) {
 	img := requireNodeImage(t)
 	name := "ff-node-sts-" + strconv.Itoa(os.Getpid())
@@ -268,8 +295,16 @@ spec:
 	}
 	t.Logf("%s Off %.0fs after the gate was turned off", feature, time.Since(offAt).Seconds())
 	if got := must("get", "statefulset", sts, "-o", "jsonpath={.spec.updateStrategy.rollingUpdate}"); strings.Contains(got, "maxUnavailable") {
-		t.Fatalf("maxUnavailable is still stored once the Feature is Off: %s", got)
+		t.Fatalf("the API still returns maxUnavailable once the Feature is Off: %s", got)
 	}
+	// The API may hide a field its gate turns off; etcd must not hold it.
+	stored := featuretest.StoredStatefulSetsVia(t, etcdClientConfig(t, n), "registry", "default")
+	if ss := stored[sts]; ss == nil {
+		t.Fatalf("etcd of %s holds no StatefulSet %s (it holds %d)", name, sts, len(stored))
+	} else if featuretest.HasMaxUnavailable(ss) {
+		t.Fatalf("etcd still holds maxUnavailable %v in StatefulSet %s once the Feature is Off", ss.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable, sts)
+	}
+	t.Logf("etcd of %s: StatefulSet %s stored without maxUnavailable (generation %d)", name, sts, stored[sts].Generation)
 	// The controller, restarted with the gate off, may still be starting.
 	if err := poll(2*time.Minute, func() bool {
 		out, err := n.kubectl("get", "--raw", "/healthz")

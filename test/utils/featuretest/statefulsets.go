@@ -150,7 +150,14 @@ func ForEach(tb testing.TB, workers, n int, do func(worker, i int) error) {
 // decodes them to internal objects, by name.
 func StoredStatefulSets(t testing.TB, endpoints []string, prefix, namespace string, opts ...clientv3.OpOption) map[string]*apps.StatefulSet {
 	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second})
+	return StoredStatefulSetsVia(t, clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second}, prefix, namespace, opts...)
+}
+
+// StoredStatefulSetsVia is StoredStatefulSets through a client made from
+// config (an etcd that asks for client certificates, as kubeadm's does).
+func StoredStatefulSetsVia(t testing.TB, config clientv3.Config, prefix, namespace string, opts ...clientv3.OpOption) map[string]*apps.StatefulSet {
+	t.Helper()
+	client, err := clientv3.New(config)
 	if err != nil {
 		t.Fatal(err)
 	}
