@@ -92,6 +92,9 @@ type ControllerOptions struct {
 	// ResidueScanInterval is the pause between two passes of the scan for
 	// stored data of Off features (residue.go); 0 turns the scan off.
 	ResidueScanInterval time.Duration
+	// ResidueScanPageInterval is the pause between two reads of a residue
+	// pass, each of at most 100 objects: it bounds the load of the scan.
+	ResidueScanPageInterval time.Duration
 	// CentralGates are the gates whose other components follow the
 	// apiservers' configured value (KEP stage 2); DynamicGates those whose
 	// desired state an authorized client sets (stage 3). Each must be
@@ -118,6 +121,9 @@ func DefaultControllerOptions() ControllerOptions {
 		RetainMinorVersions: 3,
 		Workers:             2,
 		ResidueScanInterval: 30 * time.Minute,
+		// 50 objects a second: a pass over 100,000 stored objects
+		// takes about 33 minutes.
+		ResidueScanPageInterval: 2 * time.Second,
 	}
 }
 
@@ -132,13 +138,50 @@ func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ForgetWindow, "feature-lifecycle-forget-window", o.ForgetWindow,
 		"How long a kube-apiserver that stopped renewing its identity lease still counts with its configured value of each gate. A feature's desired state changes only when every kube-apiserver seen within this window agrees, so an outage cannot start a transition the stopped apiservers disagree with; after removing an apiserver for good, a flag change waits this long.")
 	fs.DurationVar(&o.ResidueScanInterval, "feature-lifecycle-residue-scan-interval", o.ResidueScanInterval,
-		"The pause between two passes of the background scan that reads, 100 objects every 2s, the stored objects the TurningOff tasks of the Off features this kube-apiserver leads look at, and sends a feature back to TurningOff when some still use what its gate guards (data restored from a backup, written by an older kube-apiserver). 0 turns the scan off.")
+		"The pause between two passes of the background scan that reads, 100 objects every --feature-lifecycle-residue-scan-page-interval, the stored objects the TurningOff tasks of the Off features this kube-apiserver leads look at, and sends a feature back to TurningOff when some still use what its gate guards (data restored from a backup, written by an older kube-apiserver). 0 turns the scan off.")
+	fs.DurationVar(&o.ResidueScanPageInterval, "feature-lifecycle-residue-scan-page-interval", o.ResidueScanPageInterval,
+		"The pause between two reads, of at most 100 stored objects each, of the scan for stored data of Off features: it bounds the load the scan puts on etcd and this kube-apiserver. 0 reads without a pause.")
 	fs.StringSliceVar(&o.CentralGates, "feature-lifecycle-central-gates", o.CentralGates,
 		"Feature gates whose Feature is managed Central: kube-controller-manager, kube-scheduler and kubelets take the gate's value from the Feature, whose desired state is this flag's kube-apiservers' configured value (--feature-gates), instead of their own command line. Only gates the lifecycle registry allows; every kube-apiserver must list the same gates.")
 	fs.StringSliceVar(&o.DynamicGates, "feature-lifecycle-dynamic-gates", o.DynamicGates,
 		"Feature gates whose Feature is managed Dynamic: a client RBAC allows to update Features sets spec.desiredState, and every component, this kube-apiserver included, applies it while running. Only gates the lifecycle registry allows (they take no configuration); every kube-apiserver must list the same gates.")
 	fs.IntVar(&o.RetainMinorVersions, "feature-lifecycle-retain-minor-versions", o.RetainMinorVersions,
 		"For how many minor versions after the version in its status a Feature whose gate no live kube-apiserver knows is kept (marked Known=False) before it is deleted.")
+}
+
+// Validate returns an error for each flag of o whose value cannot work.
+func (o *ControllerOptions) Validate() []error {
+	var errs []error
+	positive := []struct {
+		flag  string
+		value time.Duration
+	}{
+		{"--feature-lifecycle-liveness-window", o.LivenessWindow},
+		{"--feature-lifecycle-wait-for-uses-period", o.WaitForUsesPeriod},
+		{"--feature-lifecycle-report-retention", o.ReportRetention},
+		{"--feature-lifecycle-forget-window", o.ForgetWindow},
+	}
+	for _, d := range positive {
+		if d.value <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %v", d.flag, d.value))
+		}
+	}
+	nonNegative := []struct {
+		flag  string
+		value time.Duration
+	}{
+		{"--feature-lifecycle-residue-scan-interval", o.ResidueScanInterval},
+		{"--feature-lifecycle-residue-scan-page-interval", o.ResidueScanPageInterval},
+	}
+	for _, d := range nonNegative {
+		if d.value < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", d.flag, d.value))
+		}
+	}
+	if o.RetainMinorVersions < 0 {
+		errs = append(errs, fmt.Errorf("--feature-lifecycle-retain-minor-versions must not be negative, got %d", o.RetainMinorVersions))
+	}
+	return errs
 }
 
 // OptIns returns the management the options opt each gate into, or an error
@@ -266,7 +309,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
-	c.residue = &residueScanner{c: c, pageInterval: residuePageInterval, found: map[string]residueFound{}, uses: map[string]string{}}
+	c.residue = &residueScanner{c: c, pageInterval: opts.ResidueScanPageInterval, found: map[string]residueFound{}, uses: map[string]string{}}
 	if vc, err := inventory.LoadVersionChanges(); err == nil {
 		c.versionChanges = vc
 	} else {

@@ -43,10 +43,6 @@ const (
 	// residuePageSize is how many objects one read of the residue scan
 	// lists.
 	residuePageSize = 100
-	// residuePageInterval is the pause between two reads of the residue
-	// scan: at most residuePageSize objects every interval, whatever the
-	// number of Features.
-	residuePageInterval = 2 * time.Second
 	// residueSample is how many objects a finding names.
 	residueSample = 5
 )
@@ -88,7 +84,9 @@ func (f residueFinding) message(gr string) string {
 // written while nothing is found.
 type residueScanner struct {
 	c *Controller
-	// pageInterval is the pause between two reads (residuePageInterval).
+	// pageInterval is the pause between two reads
+	// (ControllerOptions.ResidueScanPageInterval): at most residuePageSize
+	// objects every interval, whatever the number of Features.
 	pageInterval time.Duration
 
 	mu sync.Mutex
@@ -107,15 +105,25 @@ type residueFound struct {
 }
 
 // targets returns, by resource, the inspecting tasks of the Off Features
-// this apiserver leads.
+// this apiserver leads (opt-in tasks only once the Feature opted in).
 func (s *residueScanner) targets() map[schema.GroupResource][]residueTarget {
+	settledOff := func(f *featuresv1alpha1.Feature) bool {
+		return f.Status.State == featuresv1alpha1.FeatureStateOff && f.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOff && len(f.Status.Tasks) == 0
+	}
+	return s.inspectorsOf(settledOff, true)
+}
+
+// inspectorsOf returns, by resource, the inspectors of the TurningOff tasks
+// of the Features keep selects among those this apiserver knows and leads;
+// optedInOnly leaves out the opt-in tasks a Feature has not opted in to.
+func (s *residueScanner) inspectorsOf(keep func(*featuresv1alpha1.Feature) bool, optedInOnly bool) map[schema.GroupResource][]residueTarget {
 	fs, err := s.c.lister.Features(KubeNamespace).List(labels.Everything())
 	if err != nil {
 		return nil
 	}
 	out := map[schema.GroupResource][]residueTarget{}
 	for _, f := range fs {
-		if f.Status.State != featuresv1alpha1.FeatureStateOff || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff || len(f.Status.Tasks) > 0 {
+		if !keep(f) {
 			continue
 		}
 		if _, knows := s.c.spec(f.Spec.Gate); !knows || !s.c.elector.Leads(f, true) {
@@ -123,7 +131,7 @@ func (s *residueScanner) targets() map[schema.GroupResource][]residueTarget {
 		}
 		for _, t := range s.c.tasksFor(f.Spec.Gate, featuresv1alpha1.FeatureStateTurningOff) {
 			in, ok := t.(tasks.Inspector)
-			if !ok || (tasks.IsOptIn(t) && !tasks.OptedIn(f, t.Name())) {
+			if !ok || (optedInOnly && tasks.IsOptIn(t) && !tasks.OptedIn(f, t.Name())) {
 				continue
 			}
 			for _, gr := range in.Resources() {

@@ -26,13 +26,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
 )
 
 // The UpgradeSafe and DowngradeSafe conditions of a Feature that is On and
@@ -61,27 +58,7 @@ func blocksVersionChange(f *featuresv1alpha1.Feature) bool {
 // of the Features this apiserver leads that block a version change (opt-in
 // tasks included: they say what the admin may clear).
 func (s *residueScanner) useTargets() map[schema.GroupResource][]residueTarget {
-	fs, err := s.c.lister.Features(KubeNamespace).List(labels.Everything())
-	if err != nil {
-		return nil
-	}
-	out := map[schema.GroupResource][]residueTarget{}
-	for _, f := range fs {
-		if !blocksVersionChange(f) {
-			continue
-		}
-		if _, knows := s.c.spec(f.Spec.Gate); !knows || !s.c.elector.Leads(f, true) {
-			continue
-		}
-		for _, t := range s.c.tasksFor(f.Spec.Gate, featuresv1alpha1.FeatureStateTurningOff) {
-			if in, ok := t.(tasks.Inspector); ok {
-				for _, gr := range in.Resources() {
-					out[gr] = append(out[gr], residueTarget{feature: f.Name, task: t.Name(), in: in})
-				}
-			}
-		}
-	}
-	return out
+	return s.inspectorsOf(blocksVersionChange, false)
 }
 
 // useCount is what one pass found for one Feature in one resource.

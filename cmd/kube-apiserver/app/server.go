@@ -118,6 +118,7 @@ features.k8s.io/v1alpha1.`,
 			return err
 		}
 		errs := append(completedOptions.Validate(), migrationOptions.Validate()...)
+		errs = append(errs, controllerOptions.Validate()...)
 		if _, err := controllerOptions.OptIns(func(gate featuregate.Feature) bool {
 			_, ok := featureGate.(featuregate.MutableVersionedFeatureGate).GetAll()[gate]
 			return ok

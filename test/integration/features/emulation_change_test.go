@@ -60,6 +60,7 @@ func versionFlags(v *version.Version) []string {
 		"--emulated-version=" + v.String(),
 		"--feature-lifecycle-wait-for-uses-period=3s",
 		"--feature-lifecycle-residue-scan-interval=5s",
+		"--feature-lifecycle-residue-scan-page-interval=200ms",
 		"--feature-lifecycle-liveness-window=" + multiLivenessWindow.String()}
 }
 

@@ -107,8 +107,9 @@ func benchObjects(b *testing.B) int {
 //     gate StorageVersionMigrator) run by our kube-controller-manager's
 //     storage-version-migrator-controller (with the garbage collector, whose
 //     caches it reads), as a user would: from creating the object until its
-//     Succeeded condition. It sends one empty apply patch per object, one
-//     at a time, which etcd does not see (nothing changes); it does not
+//     Succeeded condition. It sends one merge patch per object, one at a
+//     time, holding only its apiVersion, kind and resourceVersion (a
+//     precondition), which etcd does not see (nothing changes); it does not
 //     clear maxUnavailable (the strategy keeps a field in use). It starts
 //     patching once the garbage collector's cache has caught up with the
 //     migration's resourceVersion, i.e. after a watch bookmark (about one a

@@ -518,7 +518,8 @@ func flags(gates []featuregate.Feature, on bool) []string {
 	slices.Sort(list)
 	return []string{"--feature-gates=" + strings.Join(list, ","),
 		"--feature-lifecycle-wait-for-uses-period=" + waitPeriod.String(),
-		"--feature-lifecycle-residue-scan-interval=" + residueScanInterval.String()}
+		"--feature-lifecycle-residue-scan-interval=" + residueScanInterval.String(),
+		"--feature-lifecycle-residue-scan-page-interval=200ms"}
 }
 
 // runtimeConfig returns the --runtime-config flag that serves our group and
