@@ -7,6 +7,7 @@
 #   make bench      benchmarks (ratios against upstream in one run)
 #   make images     control-plane images for Docker (hack/build-images.sh)
 #   make node-image the kind node image featureflags/node:<release> (hack/build-node-image.sh)
+#   make kind       kind itself from its Go module into _output/bin (hack/install-kind.sh)
 #   make test-e2e   end-to-end tests on Docker (not part of make test)
 #   make test-e2e-faults   only the fault tests of test/e2e/faults
 #   make rebase VERSION=v1.x.y   move to another upstream release
@@ -24,7 +25,7 @@ INTEGRATION_FLAGS ?= -p 1 -timeout 30m
 UNIT_PKGS := ./cmd/... ./pkg/... ./plugin/... ./hack/tools/upstreamdeps/... ./hack/tools/gate-inventory/... ./hack/tools/lifecycle-fixtures/... ./hack/tools/version-changes/... ./staging/src/k8s.io/features/...
 INTEGRATION_PKGS := ./test/integration/...
 
-.PHONY: all build test test-unit test-integration test-e2e test-e2e-faults images node-image bench verify update clean etcd rebase
+.PHONY: all build test test-unit test-integration test-e2e test-e2e-faults images node-image kind bench verify update clean etcd rebase
 
 all: build
 
@@ -67,6 +68,11 @@ images:
 node-image:
 	hack/build-node-image.sh
 
+# kind itself, from its Go module (hack/install-kind.sh), into $(BIN)/kind:
+# test/e2e/node creates a cluster from the node image with it.
+kind:
+	hack/install-kind.sh
+
 # End-to-end tests on a Docker engine: the harness's own test and the fault
 # tests (test/e2e). They are not part of make test. FEATUREFLAGS_E2E=1 makes
 # a missing engine or image fail them instead of skipping them; -v prints
@@ -75,7 +81,7 @@ E2E_PKGS := ./test/e2e/...
 E2E_FAULT_PKGS := ./test/e2e/faults/...
 E2E_FLAGS ?= -p 1 -timeout 60m -v
 
-test-e2e: build images node-image
+test-e2e: build images node-image kind
 	FEATUREFLAGS_E2E=1 FEATUREFLAGS_E2E_NODE=1 FEATUREFLAGS_BIN_DIR=$(CURDIR)/$(BIN) \
 	  $(GO) test $(GOTEST_FLAGS) $(E2E_FLAGS) $(E2E_PKGS)
 

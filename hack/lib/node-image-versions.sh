@@ -32,3 +32,9 @@ COREDNS_VERSION=v1.14.6
 # The pause image tag kubeadm v1.37.2 expects (constants.PauseVersion); the
 # binary is ours (hack/node-image/pause).
 PAUSE_TAG=3.10.2
+
+# kind, built from its Go module by hack/install-kind.sh for the end-to-end
+# test that creates a cluster from the node image with kind itself
+# (test/e2e/node/kind_test.go). Users bring their own kind.
+KIND_MODULE=sigs.k8s.io/kind
+KIND_VERSION=v0.33.0

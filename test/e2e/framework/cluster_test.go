@@ -25,6 +25,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -121,10 +122,20 @@ func TestCluster(t *testing.T) {
 	c.APIServers[1].WaitReady(t, 30*time.Second)
 
 	// Kill an etcd member and start it again: it rejoins with its data.
+	// The killed member may have been etcd's leader: writes time out until
+	// the other two elect one (an election timeout, about a second), then
+	// succeed. A write that timed out may still have been committed.
 	c.Etcd[1].Kill(t)
-	if _, err := kube.CoreV1().ConfigMaps("default").Create(ctx, &corev1ConfigMap, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("writing with one etcd member of three down: %v", err)
+	killed := time.Now()
+	var writeErr error
+	err = wait.PollUntilContextTimeout(ctx, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, writeErr = kube.CoreV1().ConfigMaps("default").Create(ctx, &corev1ConfigMap, metav1.CreateOptions{})
+		return writeErr == nil || apierrors.IsAlreadyExists(writeErr), nil
+	})
+	if err != nil {
+		t.Fatalf("writing with one etcd member of three down, for 30s: %v", writeErr)
 	}
+	t.Logf("written with one etcd member of three down, %v after the kill", time.Since(killed).Round(100*time.Millisecond))
 	c.Etcd[1].Start(t)
 	one, err := clientv3.New(clientv3.Config{Endpoints: []string{c.EtcdEndpoint(1)}, DialTimeout: 10 * time.Second})
 	if err != nil {

@@ -398,10 +398,17 @@ func kubeadmInit(t *testing.T, n *node) string {
 func installNetwork(t *testing.T, n *node, ip string) {
 	t.Helper()
 	must := n.mustKubectl
-	must("-n", "kube-system", "patch", "daemonset", "kube-proxy", "--type=json", "-p",
-		`[{"op":"replace","path":"/spec/template/spec/containers/0/securityContext","value":{"privileged":false,"capabilities":{"add":["NET_ADMIN","NET_RAW"]}}}]`)
+	unprivilegedKubeProxy(n)
 	must("create", "-f", "/kind/manifests/default-cni.yaml")
 	must("-n", "kube-system", "set", "env", "daemonset/ffnetd", "CONTROL_PLANE_ENDPOINT="+ip+":6443")
+}
+
+// unprivilegedKubeProxy runs kubeadm's kube-proxy DaemonSet with the
+// capabilities it uses instead of privileged (installNetwork says why).
+func unprivilegedKubeProxy(n *node) {
+	n.t.Helper()
+	n.mustKubectl("-n", "kube-system", "patch", "daemonset", "kube-proxy", "--type=json", "-p",
+		`[{"op":"replace","path":"/spec/template/spec/containers/0/securityContext","value":{"privileged":false,"capabilities":{"add":["NET_ADMIN","NET_RAW"]}}}]`)
 }
 
 // waitTrue waits until kubectl args, run on n, prints True.
