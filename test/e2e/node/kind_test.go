@@ -37,19 +37,33 @@ import (
 const kindClusterPrefix = "ff-kind-"
 
 // unprivilegedDocker is the docker kind runs here: kind starts each node
-// with --privileged, which these machines refuse (test/e2e/README.md), so
-// --privileged becomes what runFlags adds beyond kind's own flags; every
-// other argument and command goes to the real docker (%s) unchanged.
+// and runs each command in it with --privileged, which these machines
+// refuse (test/e2e/README.md). In docker run, --privileged becomes what
+// runFlags adds beyond kind's own flags; in docker exec it is dropped (the
+// command gets the node's capabilities). Every other argument and command
+// goes to the real docker (%s) unchanged.
 const unprivilegedDocker = `#!/bin/sh
+command=$1
 for a do
   shift
-  if [ "$a" = --privileged ]; then
-    set -- "$@" --cap-add=ALL --cap-drop=SYS_RESOURCE --security-opt systempaths=unconfined
-  else
+  if [ "$a" != --privileged ]; then
     set -- "$@" "$a"
+  elif [ "$command" = run ]; then
+    set -- "$@" --cap-add=ALL --cap-drop=SYS_RESOURCE --security-opt systempaths=unconfined
   fi
 done
 exec %s "$@"
+`
+
+// unprivilegedKubeProxyPatch is appended to kubeadmConfigPatches (the last
+// key of hack/kind/featureflags.yaml): kube-proxy, unprivileged here, must
+// not write the conntrack sysctls (kind does the same for rootless nodes;
+// it already leaves nf_conntrack_max alone).
+const unprivilegedKubeProxyPatch = `- |
+  kind: KubeProxyConfiguration
+  conntrack:
+    tcpEstablishedTimeout: 0s
+    tcpCloseWaitTimeout: 0s
 `
 
 // kindBinary returns kind as make kind builds it, skipping the test when it
@@ -153,8 +167,17 @@ func TestKindCreateCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
+	// The README's configuration, plus what an unprivileged node needs.
+	readme, err := os.ReadFile(filepath.Join(root, "hack", "kind", "featureflags.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "kind.yaml")
+	if err := os.WriteFile(config, append(readme, unprivilegedKubeProxyPatch...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, err := kindCommand(ctx, kind, env, "create", "cluster", "--name", name, "--image", img,
-		"--config", filepath.Join(root, "hack", "kind", "featureflags.yaml"), "--wait", "3m", "--retain", "-v", "1")
+		"--config", config, "--wait", "3m", "--retain", "-v", "1")
 	if err != nil {
 		t.Fatalf("kind create cluster: %v\n%s", err, out)
 	}
