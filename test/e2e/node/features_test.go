@@ -274,6 +274,10 @@ spec:
 	if got := must("get", "statefulset", sts, "-o", "jsonpath={.spec.updateStrategy.rollingUpdate.maxUnavailable}"); got != "2" {
 		t.Fatalf("maxUnavailable is %q with the gate on, want 2", got)
 	}
+	// The etcd read below sees the field while the gate is on.
+	if ss := featuretest.StoredStatefulSetsVia(t, etcdClientConfig(t, n), "registry", "default")[sts]; ss == nil || !featuretest.HasMaxUnavailable(ss) {
+		t.Fatalf("etcd of %s does not hold StatefulSet %s with maxUnavailable while the gate is on: %v", name, sts, ss)
+	}
 	gaps := rolloutGaps(t, n, sts, "1", replicas)
 	t.Logf("gate on: seconds between the creations of the new pods %v", gaps)
 	if together(gaps) < 2 {
