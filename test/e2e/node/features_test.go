@@ -87,15 +87,9 @@ func selfSignedCA(t *testing.T) string {
 // pods with such volumes, naming the pod, and reaches Off once the pod is
 // deleted.
 func TestNodeImageClusterTrustBundleProjection(t *testing.T) {
-	img := requireNodeImage(t)
 	name := "ff-node-ctb-" + strconv.Itoa(os.Getpid())
-	n := startNode(t, img, name)
-	start := time.Now()
-	ip := kubeadmInit(t, n)
+	n, start := singleNodeCluster(t, name)
 	must := n.mustKubectl
-	must("taint", "nodes", "--all", "node-role.kubernetes.io/control-plane-")
-	installNetwork(t, n, ip)
-	waitTrue(t, n, start, "node "+name+" Ready", 3*time.Minute, "get", "node", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
 
 	const feature, pod = "cluster-trust-bundle-projection", "ctb-pod"
 	n.writeFile("/tmp/ctb.yaml", fmt.Sprintf(`apiVersion: certificates.k8s.io/v1
@@ -233,15 +227,9 @@ func together(gaps []float64) int {
 // kubeadm's etcd, read over TLS with kube-apiserver's client certificate,
 // holds it), and the next rollout replaces one pod at a time.
 func TestNodeImageMaxUnavailableStatefulSet(t *testing.T) {
-	img := requireNodeImage(t)
 	name := "ff-node-sts-" + strconv.Itoa(os.Getpid())
-	n := startNode(t, img, name)
-	start := time.Now()
-	ip := kubeadmInit(t, n)
+	n, _ := singleNodeCluster(t, name)
 	must := n.mustKubectl
-	must("taint", "nodes", "--all", "node-role.kubernetes.io/control-plane-")
-	installNetwork(t, n, ip)
-	waitTrue(t, n, start, "node "+name+" Ready", 3*time.Minute, "get", "node", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
 
 	const feature, sts, replicas = "max-unavailable-stateful-set", "web", 4
 	n.writeFile("/tmp/sts.yaml", fmt.Sprintf(`apiVersion: apps/v1

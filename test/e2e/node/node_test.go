@@ -280,25 +280,33 @@ conntrack:
   tcpCloseWaitTimeout: 0s
 `
 
+// singleNodeCluster starts node name from the image, runs kubeadm init on
+// it, lets pods run on it (no control-plane taint), installs the network
+// and waits until the node is Ready. It returns the node and when it began.
+func singleNodeCluster(t *testing.T, name string) (*node, time.Time) {
+	t.Helper()
+	n := startNode(t, requireNodeImage(t), name)
+	start := time.Now()
+	ip := kubeadmInit(t, n)
+	n.mustKubectl("taint", "nodes", "--all", "node-role.kubernetes.io/control-plane-")
+	installNetwork(t, n, ip)
+	waitTrue(t, n, start, "node "+name+" Ready", 3*time.Minute, "get", "node", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+	return n, start
+}
+
 // TestNodeImageKubeadm runs, in one node container, what kind runs in a
 // control-plane node: kubeadm init with the feature lifecycle on, the
 // default CNI manifest of the image; then the node is Ready, a pod runs with
 // an address from the CNI, the Features are served and our kubelet reports
 // its gates under its node name.
 func TestNodeImageKubeadm(t *testing.T) {
-	img := requireNodeImage(t)
 	name := "ff-node-cp-" + strconv.Itoa(os.Getpid())
-	n := startNode(t, img, name)
-	start := time.Now()
-	ip := kubeadmInit(t, n)
+	n, start := singleNodeCluster(t, name)
 	must := n.mustKubectl
-	must("taint", "nodes", "--all", "node-role.kubernetes.io/control-plane-")
-	installNetwork(t, n, ip)
 	waitFor := func(what string, timeout time.Duration, args ...string) {
 		t.Helper()
 		waitTrue(t, n, start, what, timeout, args...)
 	}
-	waitFor("node "+name+" Ready", 3*time.Minute, "get", "node", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
 
 	must("run", "smoke", "--image=registry.k8s.io/pause:"+pauseTag(t, n), "--restart=Never")
 	waitFor("pod smoke Ready", 2*time.Minute, "get", "pod", "smoke", "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
