@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reads `go test -bench` output on stdin, passes it through, and prints for
-# every benchmark with an upstream/<case> and a reporting/<case> (or ours/<case>)
+# every benchmark with an upstream/<case> and an ours/<case> (or reporting/<case>)
 # sub-benchmark the ratio ours/upstream of ns/op, from the same run.
 set -o errexit -o nounset -o pipefail
 awk '

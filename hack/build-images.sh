@@ -10,11 +10,12 @@
 #   featureflags/kube-scheduler:e2e           and registry.k8s.io/kube-scheduler:<release>
 #   featureflags/etcd:e2e                     and registry.k8s.io/etcd:<etcd version>-0
 #
-# <release> is the k8s.io/kubernetes version go.mod requires (the tags
-# kubeadm of that release expects); the etcd version is the one
-# hack/install-etcd.sh builds (upstream's build/dependencies.yaml).
+# <release> is patches/RELEASE (the tags kubeadm of that release expects);
+# the etcd version is the one hack/install-etcd.sh builds (upstream's
+# build/dependencies.yaml).
 #
-# Our binaries are built with CGO_ENABLED=0 into _output/images/bin (upstream
+# Our binaries are built in the tree (hack/build.sh) with CGO_ENABLED=0 into
+# _output/images/bin (upstream
 # builds its control-plane binaries static too), etcd by hack/install-etcd.sh
 # (already static). A rebuild is incremental: go build relinks only what
 # changed, and an image whose binary and root file system did not change is
@@ -25,7 +26,8 @@
 #              DOCKER (default docker).
 set -o errexit -o nounset -o pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+ROOT=${FEATUREFLAGS_ROOT}
 cd "${ROOT}"
 
 DOCKER=${DOCKER:-docker}
@@ -50,24 +52,24 @@ if ! "${DOCKER}" info >/dev/null 2>&1; then
   exit 1
 fi
 
-release=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
+release=${RELEASE}
 start=${SECONDS}
 
 # Binaries.
 commands=()
 for image in "${images[@]}"; do
-  [[ "${image}" == etcd ]] || commands+=("./cmd/${image}")
+  [[ "${image}" == etcd ]] || commands+=("${image}")
 done
 mkdir -p "${BIN}"
 if [[ ${#commands[@]} -gt 0 ]]; then
   echo "+++ building ${commands[*]} (CGO_ENABLED=0) into ${BIN#"${ROOT}"/}" >&2
-  CGO_ENABLED=0 go build -ldflags "$(hack/lib/version.sh)" -o "${BIN}/" "${commands[@]}"
+  CGO_ENABLED=0 BIN="${BIN}" hack/build.sh "${commands[@]}"
 fi
 if [[ " ${images[*]} " == *" etcd "* ]]; then
   hack/install-etcd.sh
-  etcd_version=$(third_party/etcd/etcd --version | sed -n 's/^etcd Version: //p')
+  etcd_version=$("${ETCD_DIR}/etcd" --version | sed -n 's/^etcd Version: //p')
   # Hard links keep one copy of the binary and its content digest.
-  ln -f third_party/etcd/etcd "${BIN}/etcd"
+  ln -f "${ETCD_DIR}/etcd" "${BIN}/etcd"
 fi
 for image in "${images[@]}"; do
   # Captured first: grep -q under pipefail fails when it exits early.

@@ -16,7 +16,7 @@
 #             CoreDNS from a main of our own (hack/node-image/coredns) in a
 #             module of its own; kubeadm and kubectl (upstream's, the
 #             k8s.io/kubernetes version of go.mod), our kubelet, our pause and
-#             our CNI daemon (hack/node-image/{pause,ffnetd}) from this module.
+#             our CNI daemon (test/e2e_features/node/images/{pause,ffnetd}) from the tree.
 #             All into _output/node/bin, with the shared module and build caches.
 #   images    the control-plane images (hack/build-images.sh, tagged as kubeadm
 #             expects), pause, CoreDNS and ffnetd images FROM scratch, saved as
@@ -35,7 +35,8 @@
 # linked without symbol tables (-s -w), as upstream's releases.
 set -o errexit -o nounset -o pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+ROOT=${FEATUREFLAGS_ROOT}
 cd "${ROOT}"
 # shellcheck source=lib/node-image-versions.sh
 source hack/lib/node-image-versions.sh
@@ -45,7 +46,7 @@ OUT="${ROOT}/_output/node"
 BIN="${OUT}/bin"
 CACHE="${OUT}/cache"
 NICE=(nice -n 19)
-release=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
+release=${RELEASE}
 NODE_IMAGE=${NODE_IMAGE:-featureflags/node:${release}}
 # The flags these machines need instead of --privileged (see test/e2e/README.md).
 NODE_RUN_FLAGS=(--cap-add=ALL --cap-drop=SYS_RESOURCE
@@ -194,20 +195,21 @@ if want binaries; then
   (cd "${mod}" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-buildvcs=false "${NICE[@]}" go build -mod=mod -trimpath -tags nodeimage \
     -ldflags "-s -w -X ${COREDNS_MODULE}/coremain.GitCommit=${COREDNS_VERSION}" -o "${BIN}/coredns" .)
 
-  # Upstream's kubeadm and kubectl, at the release of go.mod, stamped with it
-  # (kubeadm picks its default images and checks versions from it).
+  # kubeadm, kubectl and kube-proxy of the tree, stamped with the release
+  # alone (kubeadm picks its default images and checks versions from it).
+  featureflags::tree::ensure
   major=${release#v}; major=${major%%.*}
   minor=${release#v*.}; minor=${minor%%.*}
   upstream_ldflags="-s -w"
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     upstream_ldflags+=" -X ${pkg}.gitVersion=${release} -X ${pkg}.gitMajor=${major} -X ${pkg}.gitMinor=${minor} -X ${pkg}.gitTreeState=clean"
   done
-  log "kubeadm, kubectl, kube-proxy ${release} (upstream's, CGO_ENABLED=0)"
-  CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "${upstream_ldflags}" -o "${BIN}/" \
-    k8s.io/kubernetes/cmd/kubeadm k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes/cmd/kube-proxy
+  log "kubeadm, kubectl, kube-proxy ${release} (CGO_ENABLED=0)"
+  (cd "${TREE}" && CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "${upstream_ldflags}" -o "${BIN}/" \
+    ./cmd/kubeadm ./cmd/kubectl ./cmd/kube-proxy)
   log "our kubelet, pause, ffnetd (CGO_ENABLED=0)"
-  CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "-s -w $(hack/lib/version.sh)" -o "${BIN}/" \
-    ./cmd/kubelet ./hack/node-image/pause ./hack/node-image/ffnetd
+  (cd "${TREE}" && CGO_ENABLED=0 "${NICE[@]}" go build -ldflags "-s -w $("${ROOT}/hack/lib/version.sh")" -o "${BIN}/" \
+    ./cmd/kubelet ./test/e2e_features/node/images/pause ./test/e2e_features/node/images/ffnetd)
   took[binaries]=$((SECONDS - t))
 fi
 

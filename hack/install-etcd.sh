@@ -5,14 +5,20 @@
 # cannot be downloaded. `go install go.etcd.io/etcd/server/v3@VERSION` is refused
 # because etcd's go.mod carries replace directives, so we build the server's main
 # package from a throw-away module that requires it. The version is the one
-# upstream's build/dependencies.yaml names for the release go.mod requires
-# (hack/tools/upstreamdeps etcd-version); ETCD_VERSION overrides it.
+# upstream's build/dependencies.yaml names in the tree (hack/tree.sh) of
+# patches/RELEASE; ETCD_VERSION overrides it.
 set -o errexit -o nounset -o pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "${ROOT}/hack/lib/upstreamdeps.sh"
-ETCD_VERSION=${ETCD_VERSION:-$(featureflags::upstreamdeps etcd-version)}
-DEST="${ROOT}/third_party/etcd"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+if [[ -z "${ETCD_VERSION:-}" ]]; then
+  featureflags::tree::ensure
+  ETCD_VERSION=$(awk '/- name: "etcd"$/ { found = 1; next } found && $1 == "version:" { print $2; exit }' "${TREE}/build/dependencies.yaml")
+  if [[ -z "${ETCD_VERSION}" ]]; then
+    echo "no etcd version in ${TREE}/build/dependencies.yaml" >&2
+    exit 1
+  fi
+fi
+DEST="${ETCD_DIR}"
 BIN="${DEST}/etcd"
 
 # Capture the output first: `etcd --version | grep -q` under pipefail fails

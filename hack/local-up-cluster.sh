@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Starts a local control plane (etcd, our kube-apiserver with the
-# features.k8s.io/v1alpha1 API group, kube-controller-manager, kube-scheduler)
-# for development, in the spirit of upstream's hack/local-up-cluster.sh but
-# without kubelet, kube-proxy or a container runtime: no pod ever runs.
+# Starts a local control plane (etcd, and kube-apiserver,
+# kube-controller-manager and kube-scheduler built from the patched tree,
+# _output/tree, with the FeatureLifecycle gate on and features.k8s.io/v1alpha1
+# served) for development, in the spirit of upstream's hack/local-up-cluster.sh
+# but without kubelet, kube-proxy or a container runtime: no pod ever runs.
 #
 # Usage:
 #   hack/local-up-cluster.sh          build, start, wait; Ctrl-C stops everything
@@ -28,9 +29,10 @@
 #   SCHEDULER_SECURE_PORT  kube-scheduler port (default 10259)
 #   FEATURE_GATES          extra kube-apiserver gates, appended to
 #                          FeatureLifecycle=true (e.g. "Foo=true,Bar=false")
-#   COMPONENT_FEATURE_GATES  --feature-gates of kube-controller-manager and
-#                          kube-scheduler (e.g. "SchedulerAsyncPreemption=false");
-#                          they report what they find in their FeatureReports
+#   COMPONENT_FEATURE_GATES  extra --feature-gates of kube-controller-manager
+#                          and kube-scheduler, appended to FeatureLifecycle=true
+#                          (e.g. "SchedulerAsyncPreemption=false"); they report
+#                          what they find in their FeatureReports
 #   RUNTIME_CONFIG         extra kube-apiserver --runtime-config entries,
 #                          appended to features.k8s.io/v1alpha1=true
 #   EMULATED_VERSION       --emulated-version of kube-apiserver,
@@ -51,20 +53,11 @@
 
 set -o errexit -o nounset -o pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BIN_DIR="${ROOT}/_output/bin"
-ETCD_BIN="${ROOT}/third_party/etcd/etcd"
-
-# Where kube-controller-manager and kube-scheduler are built from: our
-# wrappers of upstream's commands, which report the feature gates they check
-# (k8s.io/kubernetes/cmd for upstream's own).
-CONTROL_PLANE_CMD_DIR="./cmd"
-BUILD_PACKAGES=(
-  ./cmd/kube-apiserver
-  "${CONTROL_PLANE_CMD_DIR}/kube-controller-manager"
-  "${CONTROL_PLANE_CMD_DIR}/kube-scheduler"
-  k8s.io/kubernetes/cmd/kubectl
-)
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+ROOT=${FEATUREFLAGS_ROOT}
+BIN_DIR="${BIN}"
+ETCD_BIN="${ETCD_DIR}/etcd"
+BUILD_COMMANDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubectl-features)
 
 DATA_DIR=${DATA_DIR:-/tmp/featureflags-local-up}
 LOG_DIR=${LOG_DIR:-${DATA_DIR}/logs}
@@ -384,9 +377,8 @@ build() {
   if [[ ${SKIP_BUILD} == true ]]; then
     log "SKIP_BUILD=true: using the binaries in ${BIN_DIR}"
   else
-    log "building ${BUILD_PACKAGES[*]} into ${BIN_DIR}"
-    mkdir -p "${BIN_DIR}"
-    (cd "${ROOT}" && go build -ldflags "$(hack/lib/version.sh)" -o "${BIN_DIR}/" "${BUILD_PACKAGES[@]}")
+    log "building ${BUILD_COMMANDS[*]} in ${TREE#"${ROOT}"/} into ${BIN_DIR}"
+    "${ROOT}/hack/build.sh" "${BUILD_COMMANDS[@]}"
   fi
   local bin
   for bin in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
@@ -458,10 +450,8 @@ start_apiserver() {
 start_controllers() {
   local kcm_kubeconfig="${DATA_DIR}/kube-controller-manager.kubeconfig"
   local sched_kubeconfig="${DATA_DIR}/kube-scheduler.kubeconfig"
-  local gates=()
-  if [[ -n ${COMPONENT_FEATURE_GATES} ]]; then
-    gates=(--feature-gates="${COMPONENT_FEATURE_GATES}")
-  fi
+  # The components report and follow features only with the gate on.
+  local gates=(--feature-gates="FeatureLifecycle=true${COMPONENT_FEATURE_GATES:+,${COMPONENT_FEATURE_GATES}}")
   if [[ -n "${EMULATED_VERSION:-}" ]]; then
     gates+=(--emulated-version="${EMULATED_VERSION}")
   fi

@@ -1,76 +1,69 @@
 #!/usr/bin/env bash
-# Regenerates every generated file of the project from k8s.io/code-generator
-# and k8s.io/kube-openapi, at the versions go.mod pins:
-#   - deepcopy, defaulters and conversions (kube_codegen.sh gen_helpers);
-#   - OpenAPI definitions with OpenAPIModelName() (kube_codegen.sh gen_openapi);
-#   - protobuf (go-to-protobuf + protoc from Debian's protobuf-compiler);
-#   - clientset, listers, informers and apply configurations (gen_client).
+# Regenerates, in the tree (hack/tree.sh), the code generated from our API
+# types, with upstream's own generators and upstream's own invocations:
+# upstream's hack/update-codegen.sh runs its deepcopy, prerelease, defaults,
+# conversions, swagger, openapi, applyconfigs, clients, listers and
+# informers generators over the whole tree (two lines of it need a network:
+# they are skipped, goimports is installed from the tree instead), and
+# go-to-protobuf runs for k8s.io/api/features/v1alpha1 with Debian's protoc
+# (upstream's script wants protoc 23.4 from GitHub).
+#
+# The changes stay in the tree, uncommitted: commit each into the commit of
+# the series that generated it (git commit --fixup, then git rebase
+# --autosquash) and take them back with hack/tree.sh export.
+#
+# Usage: hack/update-codegen.sh [--check]   --check: fail when anything
+# changes, and leave the tree as it was (hack/verify-codegen.sh).
 set -o errexit -o nounset -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "${FEATUREFLAGS_ROOT}/hack/lib/tools.sh"
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "${ROOT}"
-source "${ROOT}/hack/lib/tools.sh"
-featureflags::tools::ensure_protoc
+check=false
+[[ "${1:-}" == "--check" ]] && check=true
 
-BOILERPLATE="${ROOT}/hack/boilerplate/boilerplate.go.txt"
-STAGING="${ROOT}/staging/src/k8s.io/features"
-# go list prints no directory for a module that is not downloaded yet.
-go mod download k8s.io/code-generator
-CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
-if [[ -z "${CODEGEN_PKG}" || ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
-  echo "k8s.io/code-generator is not in the module cache (${CODEGEN_PKG:-no directory})" >&2
+featureflags::tree::ensure
+cd "${TREE}"
+if [[ -n "$(git status --porcelain)" ]]; then
+  echo "${TREE} has uncommitted changes; commit or export them first" >&2
   exit 1
 fi
-export GOBIN="${ROOT}/_output/tools"
-mkdir -p "${GOBIN}"
+featureflags::tools::ensure_protoc
+featureflags::tools::ensure_jq
+export GOBIN="${FEATUREFLAGS_ROOT}/_output/tools"
 export PATH="${GOBIN}:${PATH}"
+mkdir -p "${GOBIN}" "${TREE}/_output"
+go install golang.org/x/tools/cmd/goimports k8s.io/code-generator/cmd/go-to-protobuf k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo
 
-# shellcheck source=/dev/null
-source "${CODEGEN_PKG}/kube_codegen.sh"
+featureflags::log "upstream's hack/update-codegen.sh"
+script="${TREE}/_output/update-codegen.sh"
+sed -e 's|^go -C "${KUBE_ROOT}/hack/tools" install golang.org/x/tools/cmd/goimports$|: goimports from the tree|' \
+    -e 's|^kube::protoc::install$|: protoc from Debian|' hack/update-codegen.sh > "${script}"
+# The upstream script's own GOPATH would hide the module cache.
+FORCE_HOST_GO=1 GOMODCACHE="$(go env GOMODCACHE)" KUBE_VERBOSE=0 bash "${script}" \
+  deepcopy prerelease defaults conversions swagger openapi applyconfigs clients listers informers
 
-echo "+++ helpers (deepcopy, defaults, conversion)"
-kube::codegen::gen_helpers --boilerplate "${BOILERPLATE}" "${STAGING}/api"
-kube::codegen::gen_helpers --boilerplate "${BOILERPLATE}" "${ROOT}/pkg/apis"
-
-echo "+++ openapi"
-kube::codegen::gen_openapi \
-  --boilerplate "${BOILERPLATE}" \
-  --output-dir "${STAGING}/api/openapi" \
-  --output-pkg "k8s.io/features/api/openapi" \
-  --output-model-name-file zz_generated.model_name.go \
-  --report-filename "${ROOT}/api/api-rules/violation_exceptions.list" \
-  ${UPDATE_API_KNOWN_VIOLATIONS:+--update-report} \
-  "${STAGING}/api"
-
-echo "+++ protobuf"
-go install k8s.io/code-generator/cmd/go-to-protobuf k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo golang.org/x/tools/cmd/goimports
-# protoc resolves imports such as k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto
-# against a tree laid out by import path; build one from the module cache.
+featureflags::log "go-to-protobuf k8s.io/api/features/v1alpha1"
 protoroot=$(mktemp -d)
 trap 'rm -rf "${protoroot}"' EXIT
-mkdir -p "${protoroot}/k8s.io" "${protoroot}/github.com/gogo"
-ln -s "$(go list -m -f '{{.Dir}}' k8s.io/apimachinery)" "${protoroot}/k8s.io/apimachinery"
-ln -s "$(go list -m -f '{{.Dir}}' k8s.io/api)" "${protoroot}/k8s.io/api"
-ln -s "$(cd "${CODEGEN_PKG}" && go list -m -f '{{.Dir}}' github.com/gogo/protobuf)" "${protoroot}/github.com/gogo/protobuf"
-go-to-protobuf \
-  --go-header-file "${BOILERPLATE}" \
-  --output-dir "${ROOT}/staging/src" \
-  --proto-import "${protoroot}" \
-  --apimachinery-packages "-k8s.io/apimachinery/pkg/util/intstr,-k8s.io/apimachinery/pkg/api/resource,-k8s.io/apimachinery/pkg/runtime/schema,-k8s.io/apimachinery/pkg/runtime,-k8s.io/apimachinery/pkg/apis/meta/v1" \
-  --packages "k8s.io/features/api/v1alpha1"
+mkdir -p "${protoroot}/github.com/gogo"
+ln -s "$(go list -m -f '{{.Dir}}' github.com/gogo/protobuf)" "${protoroot}/github.com/gogo/protobuf"
+go-to-protobuf --go-header-file "${TREE}/hack/boilerplate/boilerplate.generatego.txt" \
+  --output-dir="${TREE}/staging/src" --proto-import="${TREE}/staging/src" \
+  --proto-import="${protoroot}" --proto-import="${TREE}/third_party/protobuf" \
+  --apimachinery-packages="-k8s.io/apimachinery/pkg/util/intstr,-k8s.io/apimachinery/pkg/api/resource,-k8s.io/apimachinery/pkg/runtime/schema,-k8s.io/apimachinery/pkg/runtime,-k8s.io/apimachinery/pkg/apis/meta/v1" \
+  --packages=k8s.io/api/features/v1alpha1 2> >(grep -v '^[0-9/]* [0-9:]* goimports' >&2)
 
-echo "+++ clients (clientset, listers, informers, apply configurations)"
-schema="${protoroot}/models-schema.json"
-go run ./hack/tools/models-schema > "${schema}"
-# client-gen reads <input-base>/<dir>/<version>; our types sit in api/v1alpha1,
-# so the input base is the module root. It maps the input base to an import
-# path from the current module, so run it from inside k8s.io/features.
-(cd "${STAGING}" && kube::codegen::gen_client \
-  --boilerplate "${BOILERPLATE}" \
-  --output-dir "${STAGING}/client" \
-  --output-pkg "k8s.io/features/client" \
-  --with-watch \
-  --with-applyconfig \
-  --applyconfig-openapi-schema "${schema}" \
-  --prefers-protobuf \
-  "${STAGING}")
+changes=$(git status --porcelain)
+if [[ -z "${changes}" ]]; then
+  featureflags::log "generated code is up to date"
+  exit 0
+fi
+if ${check}; then
+  echo "Generated code is stale: run hack/update-codegen.sh. Changes:" >&2
+  echo "${changes}" >&2
+  git diff --stat >&2
+  git checkout -q -- . && git clean -q -fd
+  exit 1
+fi
+echo "${changes}"
+echo "Generated code changed in ${TREE#"${FEATUREFLAGS_ROOT}"/}: commit each change into the commit that generated it (git commit --fixup=<commit>; git rebase -i --autosquash ${RELEASE}), then hack/tree.sh export." >&2

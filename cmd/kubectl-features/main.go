@@ -28,7 +28,7 @@ import (
 	"fmt"
 	"os"
 
-	"k8s.io/featureflags/cmd/kubectl-features/app"
+	"k8s.io/kubernetes/cmd/kubectl-features/app"
 )
 
 func main() {

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Prints the -ldflags that stamp our binaries' version: upstream's release with
-# "+featureflags" as semver build metadata, so `kubectl version` and
-# /version tell our build from upstream's. Used by the Makefile and
-# hack/local-up-cluster.sh.
+# Prints the -ldflags that stamp our binaries' version: the release of
+# patches/RELEASE with "+featureflags" as semver build metadata, so that
+# `kubectl version` and /version tell our build from upstream's. No commit:
+# a flag that changes with every commit would relink every binary.
 set -o errexit -o nounset -o pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-version=$(cd "${ROOT}" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
-major=${version#v}; major=${major%%.*}
-minor=${version#v*.}; minor=${minor%%.*}
-# No commit: a flag that changes with every commit would relink every binary.
-pkg=k8s.io/component-base/version
-echo "-X ${pkg}.gitVersion=${version}+featureflags -X ${pkg}.gitMajor=${major} -X ${pkg}.gitMinor=${minor}"
+source "$(dirname "${BASH_SOURCE[0]}")/init.sh"
+major=${RELEASE#v}; major=${major%%.*}
+minor=${RELEASE#v*.}; minor=${minor%%.*}
+flags=""
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  flags+=" -X ${pkg}.gitVersion=${RELEASE}+featureflags -X ${pkg}.gitMajor=${major} -X ${pkg}.gitMinor=${minor} -X ${pkg}.gitTreeState=clean"
+done
+echo "${flags# }"

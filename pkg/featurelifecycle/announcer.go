@@ -24,6 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,9 +39,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	featuresclient "k8s.io/features/client/clientset/versioned"
-	"k8s.io/features/gatename"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	featuresclient "k8s.io/client-go/kubernetes"
 )
 
 // KubeNamespace is the namespace of Kubernetes' own Features.
@@ -73,7 +74,7 @@ func (a *Announcer) Gates() []featuregate.Feature {
 		}
 	}
 	refused := sets.New[string]()
-	for _, c := range gatename.Collisions(names) {
+	for _, c := range nameCollisions(names) {
 		klog.ErrorS(c, "Refusing to announce feature gates whose Feature names collide", "name", c.Name, "gates", c.Gates)
 		refused.Insert(c.Gates...)
 	}
@@ -136,7 +137,7 @@ func (a *Announcer) AnnounceAll(ctx context.Context) error {
 // is left to its leader (the lifecycle controller), which keeps it current.
 func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec featuregate.FeatureSpec) error {
 	features := a.Client.FeaturesV1alpha1().Features(a.Namespace)
-	name := gatename.ObjectName(string(gate))
+	name := featuresv1alpha1.FeatureName(string(gate))
 	enabled := a.Gate.Enabled(gate)
 	desired := featuresv1alpha1.FeatureDesiredStateOff
 	if enabled {
@@ -217,4 +218,44 @@ func PreRelease(spec featuregate.FeatureSpec) featuresv1alpha1.FeaturePreRelease
 	default:
 		return featuresv1alpha1.FeaturePreReleaseGA
 	}
+}
+
+// nameCollision is a set of distinct gates that map to the same Feature name.
+type nameCollision struct {
+	// Name is the object name the gates share.
+	Name string
+	// Gates are the gate names, sorted.
+	Gates []string
+}
+
+func (c nameCollision) Error() string {
+	return fmt.Sprintf("feature gates %s all map to the Feature name %q", strings.Join(c.Gates, ", "), c.Name)
+}
+
+// nameCollisions returns, sorted by name, every Feature name that more than one
+// of the distinct gates maps to. Callers must refuse to announce those gates:
+// two gates cannot share one Feature.
+func nameCollisions(gates []string) []nameCollision {
+	byName := map[string]map[string]struct{}{}
+	for _, g := range gates {
+		n := featuresv1alpha1.FeatureName(g)
+		if byName[n] == nil {
+			byName[n] = map[string]struct{}{}
+		}
+		byName[n][g] = struct{}{}
+	}
+	var out []nameCollision
+	for name, set := range byName {
+		if len(set) < 2 {
+			continue
+		}
+		c := nameCollision{Name: name}
+		for g := range set {
+			c.Gates = append(c.Gates, g)
+		}
+		sort.Strings(c.Gates)
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

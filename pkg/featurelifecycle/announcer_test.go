@@ -26,8 +26,8 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/component-base/featuregate"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	"k8s.io/features/client/clientset/versioned/fake"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 func testGate(t *testing.T) featuregate.MutableVersionedFeatureGate {
@@ -136,5 +136,19 @@ func TestAnnounceRefusesAFeatureOfAnotherGate(t *testing.T) {
 	a := &Announcer{Client: fake.NewClientset(squatter), Gate: testGate(t), Namespace: "kube-system"}
 	if err := a.Announce(ctx, "AlphaThing", a.Gate.GetAll()["AlphaThing"]); err == nil {
 		t.Fatal("expected an error for a Feature that belongs to another gate")
+	}
+}
+
+func TestNameCollisions(t *testing.T) {
+	got := nameCollisions([]string{"FooBar", "FOOBar", "Foobar", "FooBAR", "Other", "FooBar"})
+	want := []nameCollision{{Name: "foo-bar", Gates: []string{"FOOBar", "FooBAR", "FooBar"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("nameCollisions = %#v, want %#v", got, want)
+	}
+	if got := nameCollisions([]string{"A", "B"}); len(got) != 0 {
+		t.Fatalf("unexpected collisions: %v", got)
+	}
+	if msg := want[0].Error(); msg != `feature gates FOOBar, FooBAR, FooBar all map to the Feature name "foo-bar"` {
+		t.Fatalf("unexpected message %q", msg)
 	}
 }

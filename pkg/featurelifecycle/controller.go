@@ -49,18 +49,17 @@ import (
 
 	"github.com/spf13/pflag"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	featuresclient "k8s.io/features/client/clientset/versioned"
-	featuresinformers "k8s.io/features/client/informers/externalversions"
-	featureslisters "k8s.io/features/client/listers/api/v1alpha1"
-	"k8s.io/features/gatename"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	featuresinformers "k8s.io/client-go/informers"
+	featuresclient "k8s.io/client-go/kubernetes"
+	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/leader"
-	"k8s.io/featureflags/pkg/featurelifecycle/reports"
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
-	"k8s.io/featureflags/pkg/featurelifecycle/transition"
-	"k8s.io/featureflags/pkg/features"
-	"k8s.io/featureflags/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
+	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
+	"k8s.io/kubernetes/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
 
 // ControllerOptions tune the lifecycle controller.
@@ -98,13 +97,13 @@ type ControllerOptions struct {
 	// CentralGates are the gates whose other components follow the
 	// apiservers' configured value (KEP stage 2); DynamicGates those whose
 	// desired state an authorized client sets (stage 3). Each must be
-	// allowed by its entry in features.Managements (Validate).
+	// allowed by its entry in lifecycle.Managements (Validate).
 	CentralGates, DynamicGates []string
 
 	// Lifecycles is the registry transitions are planned from; nil means
-	// features.Registry(): the lifecycles derived from the gate inventory
+	// lifecycle.Registry(): the lifecycles derived from the gate inventory
 	// and the explicit registrations. Not a flag: tests pass their own.
-	Lifecycles map[featuregate.Feature]features.Lifecycle
+	Lifecycles map[featuregate.Feature]lifecycle.Lifecycle
 	// Clock is the clock of the controller and of its elector; nil means the
 	// real clock. Not a flag: tests pass a fake one.
 	Clock clock.PassiveClock
@@ -188,7 +187,7 @@ func (o *ControllerOptions) Validate() []error {
 // naming every gate the lifecycle registry does not allow in its mode, or
 // known (when not nil) does not know.
 func (o *ControllerOptions) OptIns(known func(featuregate.Feature) bool) (map[featuregate.Feature]featuresv1alpha1.FeatureManagement, error) {
-	return features.OptIns(o.CentralGates, o.DynamicGates, known)
+	return lifecycle.OptIns(o.CentralGates, o.DynamicGates, known)
 }
 
 // Controller drives the Features of kube-system that this apiserver leads:
@@ -283,7 +282,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		opts.Clock = clock.RealClock{}
 	}
 	if opts.Lifecycles == nil {
-		opts.Lifecycles = features.Registry()
+		opts.Lifecycles = lifecycle.Registry()
 	}
 	c := &Controller{
 		self:              self,
@@ -391,7 +390,7 @@ func (c *Controller) reportChanged(obj any) {
 		return
 	}
 	for _, gate := range c.reports.Set(reports.NewReport(r)) {
-		c.queue.Add(r.Namespace + "/" + gatename.ObjectName(gate))
+		c.queue.Add(r.Namespace + "/" + featuresv1alpha1.FeatureName(gate))
 	}
 }
 
@@ -406,7 +405,7 @@ func (c *Controller) reportDeleted(obj any) {
 		return
 	}
 	for _, gate := range c.reports.Delete(r.Namespace + "/" + r.Name) {
-		c.queue.Add(r.Namespace + "/" + gatename.ObjectName(gate))
+		c.queue.Add(r.Namespace + "/" + featuresv1alpha1.FeatureName(gate))
 	}
 }
 
@@ -592,7 +591,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if !leads {
 		return 0, nil
 	}
-	if current := gatename.ObjectName(f.Spec.Gate); f.Name != current {
+	if current := featuresv1alpha1.FeatureName(f.Spec.Gate); f.Name != current {
 		return c.retireRenamed(ctx, f, current)
 	}
 	vote, err := c.desiredState(ctx, f, now)
@@ -738,7 +737,7 @@ func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature
 	described, at := c.description(f.Spec.Gate, spec, v.config.Versions)
 	Describe(status, described, at)
 	c.moveVersion(f, status, from, at, after)
-	status.AppliesWhileRunning = features.AppliesWhileRunning(featuregate.Feature(f.Spec.Gate))
+	status.AppliesWhileRunning = lifecycle.AppliesWhileRunning(featuregate.Feature(f.Spec.Gate))
 	transition.SetKnown(status, f.Generation, true, "Known", "the leader, "+c.self+", knows the gate", metav1.NewTime(now))
 	if by, ok := desiredStateSetBy(f); ok && f.Status.ObservedGeneration < f.Generation {
 		after.add(func() {

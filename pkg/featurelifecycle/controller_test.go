@@ -39,14 +39,14 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	featuresfake "k8s.io/features/client/clientset/versioned/fake"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	featuresfake "k8s.io/client-go/kubernetes/fake"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/leader"
-	"k8s.io/featureflags/pkg/featurelifecycle/reports"
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
-	"k8s.io/featureflags/pkg/featurelifecycle/transition"
-	"k8s.io/featureflags/pkg/features"
+	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
+	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
+	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
 
 // flakyTask fails its first failures steps, then counts to three steps
@@ -75,7 +75,7 @@ type harness struct {
 	features    *featuresfake.Clientset
 	kube        *kubefake.Clientset
 	clock       *clocktesting.FakePassiveClock
-	lifecycles  map[featuregate.Feature]features.Lifecycle
+	lifecycles  map[featuregate.Feature]lifecycle.Lifecycle
 	controllers map[string]*Controller
 	// env is what the controllers lend tasks.
 	env tasks.Env
@@ -117,7 +117,7 @@ func (h *harness) renew(c *Controller, self string) {
 
 func newHarness(t *testing.T) *harness {
 	return &harness{t: t, kube: kubefake.NewClientset(), clock: clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
-		lifecycles: map[featuregate.Feature]features.Lifecycle{}, controllers: map[string]*Controller{}}
+		lifecycles: map[featuregate.Feature]lifecycle.Lifecycle{}, controllers: map[string]*Controller{}}
 }
 
 // testGateFeature returns the Feature test-gate of TestGate with desired
@@ -235,7 +235,7 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 	t.Parallel()
 	failures := 2
 	h := newHarness(t)
-	h.lifecycles["TestGate"] = features.Lifecycle{OnDisable: []tasks.Task{flakyTask{failures: &failures}}}
+	h.lifecycles["TestGate"] = lifecycle.Lifecycle{OnDisable: []tasks.Task{flakyTask{failures: &failures}}}
 	h.features = featuresfake.NewClientset(testGateFeature("On", "On",
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
 		featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-1"}},
@@ -629,7 +629,7 @@ func TestControllerHonoursRequeueAfter(t *testing.T) {
 	t.Parallel()
 	steps := 0
 	h := newHarness(t)
-	h.lifecycles["TestGate"] = features.Lifecycle{OnDisable: []tasks.Task{countingTask{steps: &steps}}}
+	h.lifecycles["TestGate"] = lifecycle.Lifecycle{OnDisable: []tasks.Task{countingTask{steps: &steps}}}
 	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
 		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Off", Management: "CommandLine"},

@@ -29,7 +29,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/leader"
+	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
 )
 
 // Departures of kube-apiservers are kept in the API, so that every leader, a

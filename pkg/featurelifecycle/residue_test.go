@@ -31,12 +31,12 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/utils/ptr"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	featuresfake "k8s.io/features/client/clientset/versioned/fake"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	featuresfake "k8s.io/client-go/kubernetes/fake"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
-	"k8s.io/featureflags/pkg/features"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
 
 // podStore is a migrator.Store of pods held in memory, listed in one page.
@@ -73,7 +73,7 @@ func TestControllerReentersTurningOffOnResidue(t *testing.T) {
 	h.env = tasks.Env{Stores: podStores{store}}
 	uses := func(p *api.Pod) bool { return p.Spec.HostnameOverride != nil }
 	scannedOptIn := false
-	h.lifecycles["TestGate"] = features.Lifecycle{OnDisable: []tasks.Task{
+	h.lifecycles["TestGate"] = lifecycle.Lifecycle{OnDisable: []tasks.Task{
 		tasks.OptIn(tasks.WaitForAbsence("opt-in-check", "Never scanned unless opted in.", api.Resource("pods"), "anything",
 			func(*api.Pod) bool { scannedOptIn = true; return false })),
 		tasks.WaitForAbsence("wait-for-no-pods", "Wait for pods with spec.hostnameOverride.", api.Resource("pods"), "spec.hostnameOverride", uses),

@@ -27,10 +27,10 @@ import (
 	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/klog/v2"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/leader"
-	"k8s.io/featureflags/pkg/featurelifecycle/reports"
+	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
+	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
 )
 
 // withLiveUses returns a copy of f whose status.uses are what the live

@@ -20,12 +20,12 @@ import (
 	"fmt"
 	"slices"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/versioncheck"
-	"k8s.io/featureflags/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/featurelifecycle/versioncheck"
+	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
 // setVersionSafety sets a Feature's UpgradeSafe and DowngradeSafe

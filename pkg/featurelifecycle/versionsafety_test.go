@@ -21,12 +21,12 @@ import (
 	"testing"
 	"time"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-base/metrics/testutil"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
-	"k8s.io/featureflags/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
 // TestVersionSafety: the conditions follow the generated version changes

@@ -26,9 +26,9 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 )
 
 // The version-keyed tasks of the lifecycle registry (features.OnUpgrade,

@@ -23,14 +23,14 @@ import (
 	"testing"
 	"time"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	featuresfake "k8s.io/features/client/clientset/versioned/fake"
+	featuresfake "k8s.io/client-go/kubernetes/fake"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/leader"
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
-	"k8s.io/featureflags/pkg/features"
+	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
 
 // doneTask is a version-keyed task that is done at its first step.
@@ -60,10 +60,10 @@ func TestControllerRunsVersionTasks(t *testing.T) {
 	t.Parallel()
 	zero := 0
 	h := newHarness(t)
-	h.lifecycles["TestGate"] = features.Lifecycle{
+	h.lifecycles["TestGate"] = lifecycle.Lifecycle{
 		OnDisable:  []tasks.Task{doneTask("clear")},
-		Upgrades:   []features.OnUpgrade{{To: "1.36", Tasks: []tasks.Task{flakyTask{failures: &zero}}}},
-		Downgrades: []features.OnDowngrade{{Below: "1.36", Tasks: []tasks.Task{doneTask("down-36")}}},
+		Upgrades:   []lifecycle.OnUpgrade{{To: "1.36", Tasks: []tasks.Task{flakyTask{failures: &zero}}}},
+		Downgrades: []lifecycle.OnDowngrade{{Below: "1.36", Tasks: []tasks.Task{doneTask("down-36")}}},
 	}
 	stored := testGateFeature("On", "On", featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-a"}})
 	stored.Status.Version = "1.35"

@@ -26,12 +26,12 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	featuresclient "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
-	featuresclient "k8s.io/features/client/clientset/versioned"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/versioncheck"
-	"k8s.io/featureflags/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/featurelifecycle/versioncheck"
+	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
 // ErrBlocked is returned by check when something blocks the move; the

@@ -23,7 +23,7 @@ import (
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Feature records the lifecycle of one feature gate in a cluster. See the
-// external type in k8s.io/features/api/v1alpha1 for field documentation.
+// external type in k8s.io/api/features/v1alpha1 for field documentation.
 type Feature struct {
 	metav1.TypeMeta
 	metav1.ObjectMeta
@@ -136,7 +136,7 @@ type FeatureList struct {
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // FeatureReport is what one process of a component found when it checked
-// feature gates. See the external type in k8s.io/features/api/v1alpha1 for
+// feature gates. See the external type in k8s.io/api/features/v1alpha1 for
 // field documentation.
 type FeatureReport struct {
 	metav1.TypeMeta

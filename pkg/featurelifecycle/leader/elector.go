@@ -24,7 +24,7 @@ import (
 	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/klog/v2"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // identityLeaseSelector selects kube-apiserver identity leases.

@@ -27,7 +27,7 @@ import (
 	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/client-go/tools/cache"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 func leaseLister(t *testing.T, leases ...*coordinationv1.Lease) coordinationlisters.LeaseLister {

@@ -20,7 +20,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"k8s.io/features/gatename"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // featureNames returns the kebab object names of n generated gates
@@ -28,7 +28,7 @@ import (
 func featureNames(n int) []string {
 	names := make([]string, n)
 	for i := range names {
-		names[i] = gatename.ObjectName(fmt.Sprintf("Gate%d", i))
+		names[i] = featuresv1alpha1.FeatureName(fmt.Sprintf("Gate%d", i))
 	}
 	return names
 }

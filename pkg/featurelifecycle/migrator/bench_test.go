@@ -35,8 +35,8 @@ import (
 	"k8s.io/kubernetes/pkg/apis/apps"
 	"k8s.io/kubernetes/pkg/features"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator/migratortest"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
 )
 
 // benchWorkers is the write concurrency of both sides of the benchmark, the

@@ -39,7 +39,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/internal/ellipsis"
+	"k8s.io/kubernetes/pkg/featurelifecycle/internal/ellipsis"
 )
 
 const (

@@ -30,7 +30,7 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/klog/v2"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
 )
 
 // catalog is every resource kube-apiserver serves with a registry store,

@@ -26,15 +26,15 @@ import (
 	"strings"
 	"time"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/internal/ellipsis"
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/internal/ellipsis"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 )
 
 // clearFieldsRetryDelay is how long a ClearFields task waits after a pass

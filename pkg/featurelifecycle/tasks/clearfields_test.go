@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -33,16 +34,15 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	"k8s.io/kubernetes/pkg/apis/batch"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 	"k8s.io/utils/ptr"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator/migratortest"
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 )
 
 var statefulSets = apps.Resource("statefulsets")

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // StepFunc is one bounded, idempotent step of a Custom task; see Task.Step.

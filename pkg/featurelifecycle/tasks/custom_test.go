@@ -24,9 +24,9 @@ import (
 
 	api "k8s.io/kubernetes/pkg/apis/core"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 )
 
 func TestCustom(t *testing.T) {

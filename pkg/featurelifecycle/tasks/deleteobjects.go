@@ -33,10 +33,10 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/klog/v2"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/internal/ellipsis"
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/internal/ellipsis"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 )
 
 // deleteRetryDelay is how long DeleteObjects waits after a pass that could

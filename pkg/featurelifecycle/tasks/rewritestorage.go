@@ -21,11 +21,11 @@ import (
 	"fmt"
 	"time"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 )
 
 // RewriteStorageTask is a task that rewrites every stored object of some

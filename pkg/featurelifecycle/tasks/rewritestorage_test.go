@@ -33,9 +33,9 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/apis/resource"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator/migratortest"
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 )
 
 var resourceClaims = resource.Resource("resourceclaims")

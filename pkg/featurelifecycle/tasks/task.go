@@ -23,10 +23,10 @@ import (
 	"context"
 	"time"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/client-go/util/flowcontrol"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 )
 
 // Task is one step of a transition. The controller calls Step on the leader

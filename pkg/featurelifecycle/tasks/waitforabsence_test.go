@@ -41,10 +41,10 @@ import (
 	"k8s.io/kubernetes/pkg/registry/registrytest"
 	"k8s.io/utils/ptr"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/internal/ellipsis"
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/internal/ellipsis"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 )
 
 // stores is the smallest migrator.Stores: a fixed set of registry stores.

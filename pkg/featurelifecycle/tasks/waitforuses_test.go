@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 func TestWaitForUses(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // Reasons of the conditions SetConditions sets.

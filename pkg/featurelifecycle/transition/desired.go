@@ -22,7 +22,7 @@ import (
 	"slices"
 	"strings"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // apiserverComponent is the component name under which kube-apiserver

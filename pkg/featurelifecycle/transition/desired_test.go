@@ -21,7 +21,7 @@ import (
 	"reflect"
 	"testing"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 func use(component string, enabled bool, reporters ...string) featuresv1alpha1.FeatureUse {

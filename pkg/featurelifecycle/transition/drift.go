@@ -17,7 +17,7 @@ limitations under the License.
 package transition
 
 import (
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // Drift returns the components whose uses report the opposite of a final

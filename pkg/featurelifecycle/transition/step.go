@@ -19,7 +19,7 @@ package transition
 import (
 	"slices"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // Plan returns the task list for entering a transitional state; supplied by

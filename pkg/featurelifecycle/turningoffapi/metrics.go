@@ -24,16 +24,17 @@ import (
 )
 
 var (
-	// servedGauge is 1 for a resource served here while its Feature turns
-	// off, 0 for one that could be but is not. Requests to it are counted
-	// by the apiserver's own request metrics (apiserver_request_total).
+	// servedGauge is 1 for a resource installed here to be served while its
+	// Feature turns off and served now, 0 while it is not. Requests to it
+	// are counted by the apiserver's own request metrics
+	// (apiserver_request_total).
 	servedGauge = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Namespace:      "apiserver",
 		Subsystem:      "feature_lifecycle",
 		Name:           "served_while_turning_off",
-		Help:           "1 for a resource served only with a feature gate that this kube-apiserver serves, to read and delete, while the gate's Feature is TurningOff; 0 while it does not.",
+		Help:           "1 for a resource served only with a feature gate that is off, which this kube-apiserver serves, to read and delete, while the gate's Feature is TurningOff; 0 while it does not.",
 		StabilityLevel: metrics.ALPHA,
-	}, []string{"group", "version", "resource"})
+	}, []string{"group", "resource", "gate"})
 
 	registerMetrics sync.Once
 )
@@ -41,4 +42,11 @@ var (
 // RegisterMetrics registers the package's metrics in the legacy registry.
 func RegisterMetrics() {
 	registerMetrics.Do(func() { legacyregistry.MustRegister(servedGauge) })
+}
+
+func gaugeValue(on bool) float64 {
+	if on {
+		return 1
+	}
+	return 0
 }

@@ -28,165 +28,251 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	"k8s.io/kubernetes/pkg/features"
 )
 
+// Enabled reports whether the storage providers build, with its gate off, a
+// resource served only with its gate, to serve it while the gate's Feature
+// is TurningOff: whether the FeatureLifecycle gate is on.
+func Enabled() bool {
+	return utilfeature.DefaultFeatureGate.Enabled(features.FeatureLifecycle)
+}
+
+// Storage returns storage, the REST storage of a resource its provider
+// builds only while gate is on, as it is served while gate is off: read and
+// delete only while gate's Feature is TurningOff, not served otherwise
+// (see ReadDelete). Its subresources are not served.
+func Storage(gate featuregate.Feature, storage rest.Storage) rest.Storage {
+	return newReadDelete(defaultRegistry, string(gate), storage)
+}
+
 // ReadDelete is the REST storage of a resource served while its Feature is
-// turning off: the resource's own registry store (upstream's strategy,
-// its delete rules and finalizers, its table) with only get, list, watch,
+// turning off: the resource's own REST storage (upstream's strategy, its
+// delete rules and finalizers, its table) with only get, list, watch,
 // delete and deletecollection, and updates (and patches) that do nothing
 // but remove finalizers: a deleted object whose finalizer's controller no
 // longer runs (it is gated too) would otherwise stay stored, terminating,
-// for ever. It implements neither rest.Creater nor any subresource, so the
-// API installer registers no route that creates an object or writes a
-// status.
+// for ever. A create, and any other update, is refused with 405 Method Not
+// Allowed and the reason. It is served (rest.ConditionallyServed) only
+// while the Feature of its gate is TurningOff.
 type ReadDelete struct {
-	// meta answers what needs no storage: types, scope, names, tables.
-	meta *genericregistry.Store
-	// open returns the store to read and delete with, opened on first use.
-	open func() (*genericregistry.Store, error)
-}
-
-// NewReadDelete returns the read and delete only storage of store.
-func NewReadDelete(store *genericregistry.Store) *ReadDelete {
-	return &ReadDelete{meta: store, open: func() (*genericregistry.Store, error) { return store, nil }}
-}
-
-// NewLazyReadDelete returns the read and delete only storage of a resource
-// whose store is opened (connected to etcd) only when a request first
-// needs it: meta is the same resource's store built on no storage, for
-// what needs none; open returns the opened store, and is called on every
-// request (it must cache).
-func NewLazyReadDelete(meta *genericregistry.Store, open func() (*genericregistry.Store, error)) *ReadDelete {
-	return &ReadDelete{meta: meta, open: open}
+	registry *Registry
+	gate     string
+	resource schema.GroupResource
+	// storage is the resource's REST storage; store its registry store, if
+	// it has one.
+	storage rest.Storage
+	store   *genericregistry.Store
 }
 
 var (
-	_ rest.Storage              = &ReadDelete{}
-	_ rest.Scoper               = &ReadDelete{}
-	_ rest.SingularNameProvider = &ReadDelete{}
-	_ rest.Getter               = &ReadDelete{}
-	_ rest.Lister               = &ReadDelete{}
-	_ rest.Watcher              = &ReadDelete{}
-	_ rest.GracefulDeleter      = &ReadDelete{}
-	_ rest.CollectionDeleter    = &ReadDelete{}
-	_ rest.Updater              = &ReadDelete{}
-	_ rest.Patcher              = &ReadDelete{}
+	_ rest.Storage                  = &ReadDelete{}
+	_ rest.Scoper                   = &ReadDelete{}
+	_ rest.SingularNameProvider     = &ReadDelete{}
+	_ rest.ShortNamesProvider       = &ReadDelete{}
+	_ rest.CategoriesProvider       = &ReadDelete{}
+	_ rest.Getter                   = &ReadDelete{}
+	_ rest.Lister                   = &ReadDelete{}
+	_ rest.Watcher                  = &ReadDelete{}
+	_ rest.GracefulDeleter          = &ReadDelete{}
+	_ rest.CollectionDeleter        = &ReadDelete{}
+	_ rest.Creater                  = &ReadDelete{}
+	_ rest.Updater                  = &ReadDelete{}
+	_ rest.Patcher                  = &ReadDelete{}
+	_ rest.ConditionallyServed      = &ReadDelete{}
+	_ genericregistry.StoreAccessor = &ReadDelete{}
 )
 
-func (r *ReadDelete) store() (*genericregistry.Store, error) {
-	s, err := r.open()
-	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("opening the storage of %s: %w", r.meta.DefaultQualifiedResource.String(), err))
+func newReadDelete(registry *Registry, gate string, storage rest.Storage) *ReadDelete {
+	r := &ReadDelete{registry: registry, gate: gate, storage: storage}
+	if a, ok := storage.(genericregistry.StoreAccessor); ok {
+		r.store = a.RegistryStore()
 	}
-	return s, nil
+	if r.store != nil {
+		r.resource = r.store.DefaultQualifiedResource
+	}
+	return r
 }
 
-// New returns an empty object of the resource.
-func (r *ReadDelete) New() runtime.Object { return r.meta.New() }
+// Gate returns the gate whose Feature, while TurningOff, serves the resource.
+func (r *ReadDelete) Gate() string { return r.gate }
 
-// Destroy does nothing: the store is shared with the lifecycle's tasks,
-// whose owner destroys it.
-func (r *ReadDelete) Destroy() {}
+// Served reports whether the resource is served: while the Feature of its
+// gate is TurningOff.
+func (r *ReadDelete) Served() bool { return r.registry.TurningOff(r.gate) }
+
+// AddServedHandler registers f, called after the Feature of the gate enters
+// or leaves TurningOff. The API installer calls it: from then on the
+// resource's served gauge follows too.
+func (r *ReadDelete) AddServedHandler(f func()) {
+	RegisterMetrics()
+	gauge := servedGauge.WithLabelValues(r.resource.Group, r.resource.Resource, r.gate)
+	r.registry.AddHandler(r.gate, func(turningOff bool) {
+		gauge.Set(gaugeValue(turningOff))
+		f()
+	})
+	gauge.Set(gaugeValue(r.Served()))
+}
+
+// RegistryStore returns the resource's registry store
+// (genericregistry.StoreAccessor), nil if it has none.
+func (r *ReadDelete) RegistryStore() *genericregistry.Store { return r.store }
+
+// New returns an empty object of the resource.
+func (r *ReadDelete) New() runtime.Object { return r.storage.New() }
+
+// Destroy destroys the resource's storage.
+func (r *ReadDelete) Destroy() { r.storage.Destroy() }
 
 // NamespaceScoped reports whether the resource is namespaced.
-func (r *ReadDelete) NamespaceScoped() bool { return r.meta.NamespaceScoped() }
+func (r *ReadDelete) NamespaceScoped() bool {
+	s, ok := r.storage.(rest.Scoper)
+	return ok && s.NamespaceScoped()
+}
 
 // GetSingularName returns the resource's singular name.
-func (r *ReadDelete) GetSingularName() string { return r.meta.GetSingularName() }
+func (r *ReadDelete) GetSingularName() string {
+	if s, ok := r.storage.(rest.SingularNameProvider); ok {
+		return s.GetSingularName()
+	}
+	return ""
+}
+
+// ShortNames returns the resource's short names, as upstream lists them.
+func (r *ReadDelete) ShortNames() []string {
+	if s, ok := r.storage.(rest.ShortNamesProvider); ok {
+		return s.ShortNames()
+	}
+	return nil
+}
+
+// Categories returns the resource's categories, as upstream lists them.
+func (r *ReadDelete) Categories() []string {
+	if s, ok := r.storage.(rest.CategoriesProvider); ok {
+		return s.Categories()
+	}
+	return nil
+}
+
+// unsupported is the error of a verb the resource's storage does not serve.
+func (r *ReadDelete) unsupported(verb string) error {
+	return apierrors.NewMethodNotSupported(r.resource, verb)
+}
 
 // Get returns one stored object.
 func (r *ReadDelete) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
-	s, err := r.store()
-	if err != nil {
-		return nil, err
+	s, ok := r.storage.(rest.Getter)
+	if !ok {
+		return nil, r.unsupported("get")
 	}
 	return s.Get(ctx, name, options)
 }
 
 // NewList returns an empty list of the resource.
-func (r *ReadDelete) NewList() runtime.Object { return r.meta.NewList() }
+func (r *ReadDelete) NewList() runtime.Object {
+	if s, ok := r.storage.(rest.Lister); ok {
+		return s.NewList()
+	}
+	return nil
+}
 
 // List lists the stored objects.
 func (r *ReadDelete) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
-	s, err := r.store()
-	if err != nil {
-		return nil, err
+	s, ok := r.storage.(rest.Lister)
+	if !ok {
+		return nil, r.unsupported("list")
 	}
 	return s.List(ctx, options)
 }
 
 // ConvertToTable is the resource's own table convertor (kubectl get).
 func (r *ReadDelete) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return r.meta.ConvertToTable(ctx, object, tableOptions)
+	if s, ok := r.storage.(rest.TableConvertor); ok {
+		return s.ConvertToTable(ctx, object, tableOptions)
+	}
+	return rest.NewDefaultTableConvertor(r.resource).ConvertToTable(ctx, object, tableOptions)
 }
 
 // Watch watches the stored objects.
 func (r *ReadDelete) Watch(ctx context.Context, options *metainternalversion.ListOptions) (watch.Interface, error) {
-	s, err := r.store()
-	if err != nil {
-		return nil, err
+	s, ok := r.storage.(rest.Watcher)
+	if !ok {
+		return nil, r.unsupported("watch")
 	}
 	return s.Watch(ctx, options)
 }
 
-// Delete deletes one object through the store (graceful deletion and
-// finalizers as the resource's strategy says).
+// Delete deletes one object (graceful deletion and finalizers as the
+// resource's strategy says).
 func (r *ReadDelete) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
-	s, err := r.store()
-	if err != nil {
-		return nil, false, err
+	s, ok := r.storage.(rest.GracefulDeleter)
+	if !ok {
+		return nil, false, r.unsupported("delete")
 	}
 	return s.Delete(ctx, name, deleteValidation, options)
 }
 
 // DeleteCollection deletes the objects a list selects.
 func (r *ReadDelete) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
-	s, err := r.store()
-	if err != nil {
-		return nil, err
+	s, ok := r.storage.(rest.CollectionDeleter)
+	if !ok {
+		return nil, r.unsupported("deletecollection")
 	}
 	return s.DeleteCollection(ctx, deleteValidation, options, listOptions)
+}
+
+// Create refuses to create an object.
+func (r *ReadDelete) Create(ctx context.Context, obj runtime.Object, _ rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
+	name := ""
+	if m, err := meta.Accessor(obj); err == nil {
+		name = m.GetName()
+	}
+	return nil, r.refusal(ctx, "create", name, "")
 }
 
 // Update updates one object if the update only removes finalizers from
 // it; any other change is refused with 405 Method Not Allowed and the
 // reason. It never creates an object.
 func (r *ReadDelete) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, _ rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	s, err := r.store()
-	if err != nil {
-		return nil, false, err
+	verb := "update"
+	if info, ok := request.RequestInfoFrom(ctx); ok && info.Verb != "" {
+		verb = info.Verb
 	}
-	refuse := func(context.Context, runtime.Object) error {
-		return r.refusal(ctx, name, "it would create an object")
+	s, ok := r.storage.(rest.Updater)
+	if !ok {
+		return nil, false, r.refusal(ctx, verb, name, "")
 	}
-	return s.Update(ctx, name, &finalizersOnly{UpdatedObjectInfo: objInfo, refuse: func(why string) error { return r.refusal(ctx, name, why) }},
-		refuse, updateValidation, false, options)
+	refuse := func(why string) error { return r.refusal(ctx, verb, name, why) }
+	noCreate := func(context.Context, runtime.Object) error { return refuse("it would create an object") }
+	return s.Update(ctx, name, &finalizersOnly{UpdatedObjectInfo: objInfo, refuse: refuse}, noCreate, updateValidation, false, options)
 }
 
-// refusal is the error of an update that does more than remove
-// finalizers: the handler's refusal of the request, if it put one in ctx,
-// with the reason appended.
-func (r *ReadDelete) refusal(ctx context.Context, name, why string) error {
-	gr := r.meta.DefaultQualifiedResource
-	msg := fmt.Sprintf("%s: update is not allowed: the resource is served only to read and delete the objects stored while its Feature was on", gr.String())
-	if base, ok := ctx.Value(refusalKey{}).(string); ok {
-		msg = base
+// refusal is the error of a write that is not served while the Feature is
+// TurningOff; why, if set, says what an update does besides removing
+// finalizers.
+func (r *ReadDelete) refusal(_ context.Context, verb, name, why string) error {
+	msg := fmt.Sprintf("%s: %s is not allowed: Feature %s/%s (gate %s) is %s, and its resource is served only to read and delete the objects stored while it was on (get, list, watch, delete, deletecollection, and updates that only remove finalizers)",
+		r.resource.String(), verb, r.registry.Namespace(), featuresv1alpha1.FeatureName(r.gate), r.gate, featuresv1alpha1.FeatureStateTurningOff)
+	if why != "" {
+		msg += ": " + why
 	}
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusMethodNotAllowed,
 		Reason:  metav1.StatusReasonMethodNotAllowed,
-		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name},
-		Message: msg + "; an update or patch may only remove finalizers (" + why + ")",
+		Details: &metav1.StatusDetails{Group: r.resource.Group, Kind: r.resource.Resource, Name: name},
+		Message: msg,
 	}}
 }
-
-// refusalKey keys, in a request's context, the message the handler refuses
-// a write with.
-type refusalKey struct{}
 
 // finalizersOnly is an update's new object, refused unless it differs from
 // the stored one only by finalizers it no longer lists.

@@ -18,61 +18,150 @@ package turningoffapi
 
 import (
 	"context"
+	"sync"
 	"time"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
-
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	featuresclient "k8s.io/features/client/clientset/versioned"
-	featuresinformers "k8s.io/features/client/informers/externalversions"
-	featureslisters "k8s.io/features/client/listers/api/v1alpha1"
-	"k8s.io/features/gatename"
 )
 
-// ListerStates reads the Features' states from an informer's lister.
-type ListerStates struct {
-	lister    featureslisters.FeatureNamespaceLister
-	hasSynced cache.InformerSynced
+// Registry knows which gates' Features are TurningOff, and tells the
+// storage served while they are (ReadDelete) when that changes. The
+// process has one, defaultRegistry, which Start feeds from an informer.
+type Registry struct {
+	mu         sync.RWMutex
+	namespace  string
+	turningOff map[string]bool
+	handlers   map[string][]func(turningOff bool)
 }
 
-// State returns the state of gate's Feature; false before the informer
-// synced or when there is no Feature.
-func (s *ListerStates) State(gate string) (featuresv1alpha1.FeatureState, bool) {
-	if s.hasSynced == nil || !s.hasSynced() {
-		return "", false
+// NewRegistry returns a registry in which no Feature is TurningOff, for
+// Features in namespace.
+func NewRegistry(namespace string) *Registry {
+	return &Registry{namespace: namespace, turningOff: map[string]bool{}, handlers: map[string][]func(bool){}}
+}
+
+// defaultRegistry is the process's registry, for Kubernetes' own gates.
+var defaultRegistry = NewRegistry(metav1.NamespaceSystem)
+
+// Namespace returns the namespace of the Features.
+func (r *Registry) Namespace() string { return r.namespace }
+
+// TurningOff reports whether the Feature of gate is TurningOff (false
+// before the states are known).
+func (r *Registry) TurningOff(gate string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.turningOff[gate]
+}
+
+// AddHandler registers f, called with the new answer of TurningOff(gate)
+// whenever it changes.
+func (r *Registry) AddHandler(gate string, f func(turningOff bool)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handlers[gate] = append(r.handlers[gate], f)
+}
+
+// Set makes the gates of turningOff the ones whose Feature is TurningOff,
+// and calls the handlers of the gates whose answer changed.
+func (r *Registry) Set(turningOff map[string]bool) {
+	type call struct {
+		gate string
+		fs   []func(bool)
+		on   bool
 	}
-	f, err := s.lister.Get(gatename.ObjectName(gate))
+	var calls []call
+	r.mu.Lock()
+	for gate := range r.turningOff {
+		if !turningOff[gate] {
+			calls = append(calls, call{gate, r.handlers[gate], false})
+		}
+	}
+	for gate, on := range turningOff {
+		if on && !r.turningOff[gate] {
+			calls = append(calls, call{gate, r.handlers[gate], true})
+		}
+	}
+	next := make(map[string]bool, len(turningOff))
+	for gate, on := range turningOff {
+		if on {
+			next[gate] = true
+		}
+	}
+	r.turningOff = next
+	r.mu.Unlock()
+	for _, c := range calls {
+		if len(c.fs) > 0 {
+			if c.on {
+				klog.InfoS("Serving, to read and delete, the resources of a Feature that is turning off", "namespace", r.namespace, "feature", featuresv1alpha1.FeatureName(c.gate), "gate", c.gate)
+			} else {
+				klog.InfoS("No longer serving the resources of a Feature that is not turning off", "namespace", r.namespace, "feature", featuresv1alpha1.FeatureName(c.gate), "gate", c.gate)
+			}
+		}
+		for _, f := range c.fs {
+			f(c.on)
+		}
+	}
+}
+
+// setFrom sets the states from the Features the lister holds.
+func (r *Registry) setFrom(lister featureslisters.FeatureNamespaceLister) {
+	features, err := lister.List(labels.Everything())
 	if err != nil {
-		return "", false
+		klog.ErrorS(err, "Listing the Features whose resources are served while turning off")
+		return
 	}
-	return f.Status.State, true
+	turningOff := map[string]bool{}
+	for _, f := range features {
+		if f.Status.State == featuresv1alpha1.FeatureStateTurningOff && f.Spec.Gate != "" && f.Name == featuresv1alpha1.FeatureName(f.Spec.Gate) {
+			turningOff[f.Spec.Gate] = true
+		}
+	}
+	r.Set(turningOff)
 }
 
-// Start watches the Features of namespace, sets h's States to them and
-// calls h.Sync on every change, until ctx is done. Until the informer has
-// synced nothing is served.
-func Start(ctx context.Context, h *Handler, client featuresclient.Interface, namespace string) error {
-	factory := featuresinformers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute, featuresinformers.WithNamespace(namespace))
+// Start feeds the process's registry from an informer on the Features of
+// its namespace (kube-system) until ctx is done. Until the informer has
+// synced, no Feature is TurningOff and nothing is served.
+func Start(ctx context.Context, client kubernetes.Interface) error {
+	return defaultRegistry.Start(ctx, client)
+}
+
+// Start feeds the registry from an informer on the Features of its
+// namespace until ctx is done.
+func (r *Registry) Start(ctx context.Context, client kubernetes.Interface) error {
+	RegisterMetrics()
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute, informers.WithNamespace(r.namespace))
 	informer := factory.Features().V1alpha1().Features()
-	states := &ListerStates{lister: informer.Lister().Features(namespace), hasSynced: informer.Informer().HasSynced}
-	h.SetStates(states)
-	sync := func(any) { h.Sync() }
+	lister := informer.Lister().Features(r.namespace)
+	hasSynced := informer.Informer().HasSynced
+	sync := func() {
+		if hasSynced() {
+			r.setFrom(lister)
+		}
+	}
 	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    sync,
-		UpdateFunc: func(_, obj any) { h.Sync() },
-		DeleteFunc: sync,
+		AddFunc:    func(any) { sync() },
+		UpdateFunc: func(_, _ any) { sync() },
+		DeleteFunc: func(any) { sync() },
 	}); err != nil {
 		return err
 	}
 	factory.Start(ctx.Done())
 	go func() {
-		if cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
-			klog.V(2).InfoS("Features synced for the resources served while a Feature turns off")
-			h.Sync()
+		defer factory.Shutdown()
+		if cache.WaitForCacheSync(ctx.Done(), hasSynced) {
+			klog.V(2).InfoS("Features synced for the resources served while a Feature turns off", "namespace", r.namespace)
+			r.setFrom(lister)
 		}
 		<-ctx.Done()
-		factory.Shutdown()
 	}()
 	return nil
 }

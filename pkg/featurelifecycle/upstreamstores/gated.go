@@ -53,7 +53,13 @@ type gatedStore struct {
 // group's when its provider left them out. This is the one table of
 // constructors kept here; the provider's own check of the gate is what it
 // works around, and the process's feature gates must never be flipped to
-// get past it (they serve requests).
+// get past it (they serve requests). With FeatureLifecycle on (in
+// kube-apiserver, where the lifecycle's tasks run) the providers build these
+// resources themselves, wrapped to be served while their Feature is
+// TurningOff (pkg/featurelifecycle/turningoffapi), and Build finds their
+// stores through genericregistry.StoreAccessor, so the table is not used:
+// it serves processes without the feature lifecycle (the gate inventory
+// generator, unit tests).
 var gatedStores = map[schema.GroupResource]gatedStore{
 	certificates.Resource("clustertrustbundles"): {schema.GroupVersion{Group: certificates.GroupName, Version: "v1"}, func(g generic.RESTOptionsGetter, _ Config) (rest.Storage, error) {
 		return clustertrustbundlestore.NewREST(g)

@@ -26,11 +26,8 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"net"
-	"reflect"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -76,11 +73,16 @@ import (
 	networkingrest "k8s.io/kubernetes/pkg/registry/networking/rest"
 	noderest "k8s.io/kubernetes/pkg/registry/node/rest"
 	policyrest "k8s.io/kubernetes/pkg/registry/policy/rest"
+	clusterrolepolicybased "k8s.io/kubernetes/pkg/registry/rbac/clusterrole/policybased"
+	clusterrolebindingpolicybased "k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding/policybased"
 	rbacrest "k8s.io/kubernetes/pkg/registry/rbac/rest"
+	rolepolicybased "k8s.io/kubernetes/pkg/registry/rbac/role/policybased"
+	rolebindingpolicybased "k8s.io/kubernetes/pkg/registry/rbac/rolebinding/policybased"
 	resourcerest "k8s.io/kubernetes/pkg/registry/resource/rest"
 	schedulingrest "k8s.io/kubernetes/pkg/registry/scheduling/rest"
 	storagerest "k8s.io/kubernetes/pkg/registry/storage/rest"
 	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
+	netutils "k8s.io/utils/net"
 )
 
 // Config is what upstream's REST storage providers need besides storage.
@@ -232,7 +234,7 @@ func (p coreProvider) NewRESTStorage(source serverstorage.APIResourceConfigSourc
 	if !p.services {
 		return info, nil
 	}
-	_, cidr, _ := net.ParseCIDR("10.0.0.0/16")
+	_, cidr, _ := netutils.ParseCIDRSloppy("10.0.0.0/16")
 	ips, err := ipallocator.NewInMemory(cidr)
 	if err != nil {
 		return info, err
@@ -345,59 +347,22 @@ func BuildAll(providers []controlplaneapiserver.RESTStorageProvider, getter gene
 	return out, without, nil
 }
 
-var storeType = reflect.TypeOf(&genericregistry.Store{})
-
-// RegistryStore returns the *genericregistry.Store a REST storage is or
-// embeds (as most of upstream's REST types embed it), or else the first
-// *genericregistry.Store field it has (namespaces' REST keeps its store in
-// an unexported field), or nil.
+// RegistryStore returns the registry store a REST storage is backed by
+// (genericregistry.StoreAccessor), or nil: reviews, proxies and virtual
+// resources have none.
 func RegistryStore(s rest.Storage) *genericregistry.Store {
-	if st, ok := s.(*genericregistry.Store); ok {
-		return st
-	}
-	if st := findStore(reflect.ValueOf(s), 0); st != nil {
-		return st
-	}
-	v := reflect.ValueOf(s)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return nil
-	}
-	v = v.Elem()
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Field(i)
-		if f.Type() != storeType || f.IsNil() {
-			continue
-		}
-		// Reading an unexported pointer field, never writing it.
-		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().(*genericregistry.Store)
-	}
-	return nil
-}
-
-func findStore(v reflect.Value, depth int) *genericregistry.Store {
-	if depth > 3 {
-		return nil
-	}
-	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) {
-		if v.IsNil() {
-			return nil
-		}
-		if v.Type() == storeType {
-			return v.Interface().(*genericregistry.Store)
-		}
-		v = v.Elem()
-	}
-	if !v.IsValid() || v.Kind() != reflect.Struct {
-		return nil
-	}
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		if !t.Field(i).Anonymous || !t.Field(i).IsExported() {
-			continue
-		}
-		if s := findStore(v.Field(i), depth+1); s != nil {
-			return s
-		}
+	switch s := s.(type) {
+	case genericregistry.StoreAccessor:
+		return s.RegistryStore()
+	// RBAC's storage checks escalation in front of the resource's store.
+	case *clusterrolepolicybased.Storage:
+		return RegistryStore(s.StandardStorage)
+	case *clusterrolebindingpolicybased.Storage:
+		return RegistryStore(s.StandardStorage)
+	case *rolepolicybased.Storage:
+		return RegistryStore(s.StandardStorage)
+	case *rolebindingpolicybased.Storage:
+		return RegistryStore(s.StandardStorage)
 	}
 	return nil
 }

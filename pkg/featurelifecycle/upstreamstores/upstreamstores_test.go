@@ -94,3 +94,44 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open on a store without a placeholder = %v", err)
 	}
 }
+
+// TestEveryStoredResourceHasAStore fails when one of upstream's REST types
+// keeps its registry store where genericregistry.StoreAccessor does not
+// reach it: only reviews, which store nothing, may be without a store.
+func TestEveryStoredResourceHasAStore(t *testing.T) {
+	cfg := Config{Services: true, Gated: true}
+	providers, err := Providers(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores, without, err := BuildAll(providers, NoStorage{}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stores) < 60 {
+		t.Errorf("%d resources with a registry store, want every stored resource of kube-apiserver (more than 60)", len(stores))
+	}
+	for _, r := range without {
+		if !strings.HasSuffix(r.Resource, "reviews") {
+			t.Errorf("%s (%s) has no registry store that genericregistry.StoreAccessor reaches", r.GroupResource, r.Storage)
+		}
+	}
+}
+
+// TestGatedStoresFromTheProvider checks that with FeatureLifecycle on, as
+// in kube-apiserver when the feature lifecycle runs, a resource served only
+// with a gate that is off is built by its own provider (wrapped to be
+// served while its Feature is TurningOff) and reached through
+// genericregistry.StoreAccessor, without Config.Gated: the gated-store
+// table is only for processes without the feature lifecycle.
+func TestGatedStoresFromTheProvider(t *testing.T) {
+	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+		kubefeatures.StorageVersionMigrator: false, kubefeatures.FeatureLifecycle: true})
+	rs, _, err := Build(svmrest.RESTStorageProvider{}, NoStorage{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].String() != "storageversionmigrations.storagemigration.k8s.io" || rs[0].Store == nil || rs[0].Store.CreateStrategy == nil {
+		t.Fatalf("with the gate off and FeatureLifecycle on, the provider built %+v", rs)
+	}
+}

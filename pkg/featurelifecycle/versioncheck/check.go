@@ -28,13 +28,12 @@ import (
 	"slices"
 	"strings"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	"k8s.io/features/gatename"
 
-	"k8s.io/featureflags/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
 // Finding is one thing the move is blocked by or will do.
@@ -200,7 +199,7 @@ func Check(features []featuresv1alpha1.Feature, vc *inventory.VersionChanges, to
 			gate := c.Gate
 			r.Changes = append(r.Changes, Finding{Gate: gate, Resource: c.Resource, Reason: "StorageVersionChanges",
 				Message: fmt.Sprintf("at %s, %s is stored at %s instead of %s; once every kube-apiserver emulates %s, task %s of Feature %s rewrites the objects stored before at %s",
-					at, c.Resource, now, old, at, task, gatename.ObjectName(gate), now)})
+					at, c.Resource, now, old, at, task, featuresv1alpha1.FeatureName(gate), now)})
 		}
 	}
 	return r, nil

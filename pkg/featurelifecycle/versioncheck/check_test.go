@@ -20,10 +20,10 @@ import (
 	"strings"
 	"testing"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
 
-	"k8s.io/featureflags/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
 var changes = &inventory.VersionChanges{

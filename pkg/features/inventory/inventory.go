@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package inventory holds the gate inventory: what each kube-apiserver
 // feature gate of the release we build on leaves in storage, generated from
-// upstream's own registry strategies by hack/tools/gate-inventory into
+// upstream's own registry strategies by cmd/feature-inventory-gen into
 // zz_generated.inventory.yaml, and this package's reading of it. The
 // lifecycle registry (pkg/features) derives the tasks of every gate with a
 // footprint from it.
@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
 )
 
 //go:embed zz_generated.inventory.yaml

@@ -24,11 +24,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
 )
 
 // RefusedRewritesFile is the name, in this package's directory, of the
-// file hack/tools/lifecycle-fixtures writes.
+// file cmd/lifecycle-fixtures-gen writes.
 const RefusedRewritesFile = "zz_generated.refused-rewrites.yaml"
 
 //go:embed zz_generated.refused-rewrites.yaml
@@ -36,7 +36,7 @@ var refusedRewrites []byte
 
 // RefusedRewrites are, for each gate, the field paths of each resource
 // whose clearing upstream refuses to store (an immutable field, a one-of
-// left with no choice): found by hack/tools/lifecycle-fixtures, which
+// left with no choice): found by cmd/lifecycle-fixtures-gen, which
 // clears each path from the gate's generated fixture and runs the
 // resource's update strategy and validation with the gate off. The derived
 // tasks wait for objects that set such a path to go instead of clearing

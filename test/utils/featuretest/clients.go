@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 
-	featuresclient "k8s.io/features/client/clientset/versioned"
+	featuresclient "k8s.io/client-go/kubernetes"
 )
 
 // Clients are admin clients of several apiservers. An apiserver marked down

@@ -31,8 +31,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	featuresclient "k8s.io/features/client/clientset/versioned"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	featuresclient "k8s.io/client-go/kubernetes"
 )
 
 // Metrics are the series an apiserver exposes on /metrics, keyed by the

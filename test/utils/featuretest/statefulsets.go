@@ -35,8 +35,8 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	"k8s.io/utils/ptr"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
-	"k8s.io/featureflags/test/integration/features/lifecycle"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/test/integration/features/lifecycle"
 )
 
 // The storage migration tests clear MaxUnavailableStatefulSet's field from

@@ -22,8 +22,8 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
-	"k8s.io/featureflags/pkg/apis/features"
-	"k8s.io/featureflags/pkg/apis/features/v1alpha1"
+	"k8s.io/kubernetes/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features/v1alpha1"
 )
 
 func init() {

@@ -23,8 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	"k8s.io/featureflags/pkg/apis/features/fuzzer"
-	"k8s.io/featureflags/pkg/apis/features/v1alpha1"
+	"k8s.io/kubernetes/pkg/apis/features/fuzzer"
+	"k8s.io/kubernetes/pkg/apis/features/v1alpha1"
 )
 
 // TestRoundTrip fuzzes every internal kind of the group and checks that it

@@ -21,7 +21,7 @@ import (
 )
 
 // addDefaultingFuncs registers the defaulters generated from the +default
-// markers of k8s.io/features/api/v1alpha1 (spec.management: CommandLine).
+// markers of k8s.io/api/features/v1alpha1 (spec.management: CommandLine).
 func addDefaultingFuncs(scheme *runtime.Scheme) error {
 	return RegisterDefaults(scheme)
 }

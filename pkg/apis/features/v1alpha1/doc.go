@@ -15,11 +15,14 @@ limitations under the License.
 */
 
 // Package v1alpha1 holds the conversion and defaulting between the internal
-// features.k8s.io types and k8s.io/features/api/v1alpha1.
+// features.k8s.io types and k8s.io/api/features/v1alpha1.
 //
-// +k8s:conversion-gen=k8s.io/featureflags/pkg/apis/features
-// +k8s:conversion-gen-external-types=k8s.io/features/api/v1alpha1
+// +k8s:conversion-gen=k8s.io/kubernetes/pkg/apis/features
+// +k8s:conversion-gen-external-types=k8s.io/api/features/v1alpha1
 // +k8s:defaulter-gen=TypeMeta
-// +k8s:defaulter-gen-input=k8s.io/features/api/v1alpha1
+// +k8s:defaulter-gen-input=k8s.io/api/features/v1alpha1
+// +k8s:validation-gen=false
+
 // +groupName=features.k8s.io
+
 package v1alpha1

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // GroupName is the group name of the Feature API.

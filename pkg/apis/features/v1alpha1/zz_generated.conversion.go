@@ -24,11 +24,11 @@ package v1alpha1
 import (
 	unsafe "unsafe"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	conversion "k8s.io/apimachinery/pkg/conversion"
 	runtime "k8s.io/apimachinery/pkg/runtime"
-	features "k8s.io/featureflags/pkg/apis/features"
-	apiv1alpha1 "k8s.io/features/api/v1alpha1"
+	features "k8s.io/kubernetes/pkg/apis/features"
 )
 
 func init() {
@@ -38,120 +38,120 @@ func init() {
 // RegisterConversions adds conversion functions to the given scheme.
 // Public to allow building arbitrary schemes.
 func RegisterConversions(s *runtime.Scheme) error {
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.Feature)(nil), (*features.Feature)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_Feature_To_features_Feature(a.(*apiv1alpha1.Feature), b.(*features.Feature), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.Feature)(nil), (*features.Feature)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_Feature_To_features_Feature(a.(*featuresv1alpha1.Feature), b.(*features.Feature), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.Feature)(nil), (*apiv1alpha1.Feature)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_Feature_To_v1alpha1_Feature(a.(*features.Feature), b.(*apiv1alpha1.Feature), scope)
+	if err := s.AddGeneratedConversionFunc((*features.Feature)(nil), (*featuresv1alpha1.Feature)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_Feature_To_v1alpha1_Feature(a.(*features.Feature), b.(*featuresv1alpha1.Feature), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureList)(nil), (*features.FeatureList)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureList_To_features_FeatureList(a.(*apiv1alpha1.FeatureList), b.(*features.FeatureList), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureList)(nil), (*features.FeatureList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureList_To_features_FeatureList(a.(*featuresv1alpha1.FeatureList), b.(*features.FeatureList), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureList)(nil), (*apiv1alpha1.FeatureList)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureList_To_v1alpha1_FeatureList(a.(*features.FeatureList), b.(*apiv1alpha1.FeatureList), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureList)(nil), (*featuresv1alpha1.FeatureList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureList_To_v1alpha1_FeatureList(a.(*features.FeatureList), b.(*featuresv1alpha1.FeatureList), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureReport)(nil), (*features.FeatureReport)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureReport_To_features_FeatureReport(a.(*apiv1alpha1.FeatureReport), b.(*features.FeatureReport), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureReport)(nil), (*features.FeatureReport)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureReport_To_features_FeatureReport(a.(*featuresv1alpha1.FeatureReport), b.(*features.FeatureReport), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureReport)(nil), (*apiv1alpha1.FeatureReport)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureReport_To_v1alpha1_FeatureReport(a.(*features.FeatureReport), b.(*apiv1alpha1.FeatureReport), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureReport)(nil), (*featuresv1alpha1.FeatureReport)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureReport_To_v1alpha1_FeatureReport(a.(*features.FeatureReport), b.(*featuresv1alpha1.FeatureReport), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureReportGate)(nil), (*features.FeatureReportGate)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureReportGate_To_features_FeatureReportGate(a.(*apiv1alpha1.FeatureReportGate), b.(*features.FeatureReportGate), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureReportGate)(nil), (*features.FeatureReportGate)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureReportGate_To_features_FeatureReportGate(a.(*featuresv1alpha1.FeatureReportGate), b.(*features.FeatureReportGate), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureReportGate)(nil), (*apiv1alpha1.FeatureReportGate)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureReportGate_To_v1alpha1_FeatureReportGate(a.(*features.FeatureReportGate), b.(*apiv1alpha1.FeatureReportGate), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureReportGate)(nil), (*featuresv1alpha1.FeatureReportGate)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureReportGate_To_v1alpha1_FeatureReportGate(a.(*features.FeatureReportGate), b.(*featuresv1alpha1.FeatureReportGate), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureReportLease)(nil), (*features.FeatureReportLease)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureReportLease_To_features_FeatureReportLease(a.(*apiv1alpha1.FeatureReportLease), b.(*features.FeatureReportLease), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureReportLease)(nil), (*features.FeatureReportLease)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureReportLease_To_features_FeatureReportLease(a.(*featuresv1alpha1.FeatureReportLease), b.(*features.FeatureReportLease), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureReportLease)(nil), (*apiv1alpha1.FeatureReportLease)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureReportLease_To_v1alpha1_FeatureReportLease(a.(*features.FeatureReportLease), b.(*apiv1alpha1.FeatureReportLease), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureReportLease)(nil), (*featuresv1alpha1.FeatureReportLease)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureReportLease_To_v1alpha1_FeatureReportLease(a.(*features.FeatureReportLease), b.(*featuresv1alpha1.FeatureReportLease), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureReportList)(nil), (*features.FeatureReportList)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureReportList_To_features_FeatureReportList(a.(*apiv1alpha1.FeatureReportList), b.(*features.FeatureReportList), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureReportList)(nil), (*features.FeatureReportList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureReportList_To_features_FeatureReportList(a.(*featuresv1alpha1.FeatureReportList), b.(*features.FeatureReportList), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureReportList)(nil), (*apiv1alpha1.FeatureReportList)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureReportList_To_v1alpha1_FeatureReportList(a.(*features.FeatureReportList), b.(*apiv1alpha1.FeatureReportList), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureReportList)(nil), (*featuresv1alpha1.FeatureReportList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureReportList_To_v1alpha1_FeatureReportList(a.(*features.FeatureReportList), b.(*featuresv1alpha1.FeatureReportList), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureReportSpec)(nil), (*features.FeatureReportSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec(a.(*apiv1alpha1.FeatureReportSpec), b.(*features.FeatureReportSpec), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureReportSpec)(nil), (*features.FeatureReportSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec(a.(*featuresv1alpha1.FeatureReportSpec), b.(*features.FeatureReportSpec), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureReportSpec)(nil), (*apiv1alpha1.FeatureReportSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec(a.(*features.FeatureReportSpec), b.(*apiv1alpha1.FeatureReportSpec), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureReportSpec)(nil), (*featuresv1alpha1.FeatureReportSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec(a.(*features.FeatureReportSpec), b.(*featuresv1alpha1.FeatureReportSpec), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureSpec)(nil), (*features.FeatureSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(a.(*apiv1alpha1.FeatureSpec), b.(*features.FeatureSpec), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureSpec)(nil), (*features.FeatureSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(a.(*featuresv1alpha1.FeatureSpec), b.(*features.FeatureSpec), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureSpec)(nil), (*apiv1alpha1.FeatureSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec(a.(*features.FeatureSpec), b.(*apiv1alpha1.FeatureSpec), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureSpec)(nil), (*featuresv1alpha1.FeatureSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec(a.(*features.FeatureSpec), b.(*featuresv1alpha1.FeatureSpec), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureStatus)(nil), (*features.FeatureStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(a.(*apiv1alpha1.FeatureStatus), b.(*features.FeatureStatus), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureStatus)(nil), (*features.FeatureStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(a.(*featuresv1alpha1.FeatureStatus), b.(*features.FeatureStatus), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureStatus)(nil), (*apiv1alpha1.FeatureStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureStatus_To_v1alpha1_FeatureStatus(a.(*features.FeatureStatus), b.(*apiv1alpha1.FeatureStatus), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureStatus)(nil), (*featuresv1alpha1.FeatureStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureStatus_To_v1alpha1_FeatureStatus(a.(*features.FeatureStatus), b.(*featuresv1alpha1.FeatureStatus), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureTask)(nil), (*features.FeatureTask)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureTask_To_features_FeatureTask(a.(*apiv1alpha1.FeatureTask), b.(*features.FeatureTask), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureTask)(nil), (*features.FeatureTask)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureTask_To_features_FeatureTask(a.(*featuresv1alpha1.FeatureTask), b.(*features.FeatureTask), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureTask)(nil), (*apiv1alpha1.FeatureTask)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureTask_To_v1alpha1_FeatureTask(a.(*features.FeatureTask), b.(*apiv1alpha1.FeatureTask), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureTask)(nil), (*featuresv1alpha1.FeatureTask)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureTask_To_v1alpha1_FeatureTask(a.(*features.FeatureTask), b.(*featuresv1alpha1.FeatureTask), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*apiv1alpha1.FeatureUse)(nil), (*features.FeatureUse)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureUse_To_features_FeatureUse(a.(*apiv1alpha1.FeatureUse), b.(*features.FeatureUse), scope)
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureUse)(nil), (*features.FeatureUse)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureUse_To_features_FeatureUse(a.(*featuresv1alpha1.FeatureUse), b.(*features.FeatureUse), scope)
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*features.FeatureUse)(nil), (*apiv1alpha1.FeatureUse)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_features_FeatureUse_To_v1alpha1_FeatureUse(a.(*features.FeatureUse), b.(*apiv1alpha1.FeatureUse), scope)
+	if err := s.AddGeneratedConversionFunc((*features.FeatureUse)(nil), (*featuresv1alpha1.FeatureUse)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureUse_To_v1alpha1_FeatureUse(a.(*features.FeatureUse), b.(*featuresv1alpha1.FeatureUse), scope)
 	}); err != nil {
 		return err
 	}
 	return nil
 }
 
-func autoConvert_v1alpha1_Feature_To_features_Feature(in *apiv1alpha1.Feature, out *features.Feature, s conversion.Scope) error {
+func autoConvert_v1alpha1_Feature_To_features_Feature(in *featuresv1alpha1.Feature, out *features.Feature, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	if err := Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(&in.Spec, &out.Spec, s); err != nil {
 		return err
@@ -163,11 +163,11 @@ func autoConvert_v1alpha1_Feature_To_features_Feature(in *apiv1alpha1.Feature, o
 }
 
 // Convert_v1alpha1_Feature_To_features_Feature is an autogenerated conversion function.
-func Convert_v1alpha1_Feature_To_features_Feature(in *apiv1alpha1.Feature, out *features.Feature, s conversion.Scope) error {
+func Convert_v1alpha1_Feature_To_features_Feature(in *featuresv1alpha1.Feature, out *features.Feature, s conversion.Scope) error {
 	return autoConvert_v1alpha1_Feature_To_features_Feature(in, out, s)
 }
 
-func autoConvert_features_Feature_To_v1alpha1_Feature(in *features.Feature, out *apiv1alpha1.Feature, s conversion.Scope) error {
+func autoConvert_features_Feature_To_v1alpha1_Feature(in *features.Feature, out *featuresv1alpha1.Feature, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	if err := Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec(&in.Spec, &out.Spec, s); err != nil {
 		return err
@@ -179,11 +179,11 @@ func autoConvert_features_Feature_To_v1alpha1_Feature(in *features.Feature, out 
 }
 
 // Convert_features_Feature_To_v1alpha1_Feature is an autogenerated conversion function.
-func Convert_features_Feature_To_v1alpha1_Feature(in *features.Feature, out *apiv1alpha1.Feature, s conversion.Scope) error {
+func Convert_features_Feature_To_v1alpha1_Feature(in *features.Feature, out *featuresv1alpha1.Feature, s conversion.Scope) error {
 	return autoConvert_features_Feature_To_v1alpha1_Feature(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureList_To_features_FeatureList(in *apiv1alpha1.FeatureList, out *features.FeatureList, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureList_To_features_FeatureList(in *featuresv1alpha1.FeatureList, out *features.FeatureList, s conversion.Scope) error {
 	out.ListMeta = in.ListMeta
 	if in.Items != nil {
 		in, out := &in.Items, &out.Items
@@ -200,15 +200,15 @@ func autoConvert_v1alpha1_FeatureList_To_features_FeatureList(in *apiv1alpha1.Fe
 }
 
 // Convert_v1alpha1_FeatureList_To_features_FeatureList is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureList_To_features_FeatureList(in *apiv1alpha1.FeatureList, out *features.FeatureList, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureList_To_features_FeatureList(in *featuresv1alpha1.FeatureList, out *features.FeatureList, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureList_To_features_FeatureList(in, out, s)
 }
 
-func autoConvert_features_FeatureList_To_v1alpha1_FeatureList(in *features.FeatureList, out *apiv1alpha1.FeatureList, s conversion.Scope) error {
+func autoConvert_features_FeatureList_To_v1alpha1_FeatureList(in *features.FeatureList, out *featuresv1alpha1.FeatureList, s conversion.Scope) error {
 	out.ListMeta = in.ListMeta
 	if in.Items != nil {
 		in, out := &in.Items, &out.Items
-		*out = make([]apiv1alpha1.Feature, len(*in))
+		*out = make([]featuresv1alpha1.Feature, len(*in))
 		for i := range *in {
 			if err := Convert_features_Feature_To_v1alpha1_Feature(&(*in)[i], &(*out)[i], s); err != nil {
 				return err
@@ -221,11 +221,11 @@ func autoConvert_features_FeatureList_To_v1alpha1_FeatureList(in *features.Featu
 }
 
 // Convert_features_FeatureList_To_v1alpha1_FeatureList is an autogenerated conversion function.
-func Convert_features_FeatureList_To_v1alpha1_FeatureList(in *features.FeatureList, out *apiv1alpha1.FeatureList, s conversion.Scope) error {
+func Convert_features_FeatureList_To_v1alpha1_FeatureList(in *features.FeatureList, out *featuresv1alpha1.FeatureList, s conversion.Scope) error {
 	return autoConvert_features_FeatureList_To_v1alpha1_FeatureList(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureReport_To_features_FeatureReport(in *apiv1alpha1.FeatureReport, out *features.FeatureReport, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureReport_To_features_FeatureReport(in *featuresv1alpha1.FeatureReport, out *features.FeatureReport, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	if err := Convert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec(&in.Spec, &out.Spec, s); err != nil {
 		return err
@@ -234,11 +234,11 @@ func autoConvert_v1alpha1_FeatureReport_To_features_FeatureReport(in *apiv1alpha
 }
 
 // Convert_v1alpha1_FeatureReport_To_features_FeatureReport is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureReport_To_features_FeatureReport(in *apiv1alpha1.FeatureReport, out *features.FeatureReport, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureReport_To_features_FeatureReport(in *featuresv1alpha1.FeatureReport, out *features.FeatureReport, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureReport_To_features_FeatureReport(in, out, s)
 }
 
-func autoConvert_features_FeatureReport_To_v1alpha1_FeatureReport(in *features.FeatureReport, out *apiv1alpha1.FeatureReport, s conversion.Scope) error {
+func autoConvert_features_FeatureReport_To_v1alpha1_FeatureReport(in *features.FeatureReport, out *featuresv1alpha1.FeatureReport, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	if err := Convert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec(&in.Spec, &out.Spec, s); err != nil {
 		return err
@@ -247,113 +247,113 @@ func autoConvert_features_FeatureReport_To_v1alpha1_FeatureReport(in *features.F
 }
 
 // Convert_features_FeatureReport_To_v1alpha1_FeatureReport is an autogenerated conversion function.
-func Convert_features_FeatureReport_To_v1alpha1_FeatureReport(in *features.FeatureReport, out *apiv1alpha1.FeatureReport, s conversion.Scope) error {
+func Convert_features_FeatureReport_To_v1alpha1_FeatureReport(in *features.FeatureReport, out *featuresv1alpha1.FeatureReport, s conversion.Scope) error {
 	return autoConvert_features_FeatureReport_To_v1alpha1_FeatureReport(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureReportGate_To_features_FeatureReportGate(in *apiv1alpha1.FeatureReportGate, out *features.FeatureReportGate, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureReportGate_To_features_FeatureReportGate(in *featuresv1alpha1.FeatureReportGate, out *features.FeatureReportGate, s conversion.Scope) error {
 	*out = *(*features.FeatureReportGate)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_v1alpha1_FeatureReportGate_To_features_FeatureReportGate is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureReportGate_To_features_FeatureReportGate(in *apiv1alpha1.FeatureReportGate, out *features.FeatureReportGate, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureReportGate_To_features_FeatureReportGate(in *featuresv1alpha1.FeatureReportGate, out *features.FeatureReportGate, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureReportGate_To_features_FeatureReportGate(in, out, s)
 }
 
-func autoConvert_features_FeatureReportGate_To_v1alpha1_FeatureReportGate(in *features.FeatureReportGate, out *apiv1alpha1.FeatureReportGate, s conversion.Scope) error {
-	*out = *(*apiv1alpha1.FeatureReportGate)(unsafe.Pointer(in))
+func autoConvert_features_FeatureReportGate_To_v1alpha1_FeatureReportGate(in *features.FeatureReportGate, out *featuresv1alpha1.FeatureReportGate, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.FeatureReportGate)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_features_FeatureReportGate_To_v1alpha1_FeatureReportGate is an autogenerated conversion function.
-func Convert_features_FeatureReportGate_To_v1alpha1_FeatureReportGate(in *features.FeatureReportGate, out *apiv1alpha1.FeatureReportGate, s conversion.Scope) error {
+func Convert_features_FeatureReportGate_To_v1alpha1_FeatureReportGate(in *features.FeatureReportGate, out *featuresv1alpha1.FeatureReportGate, s conversion.Scope) error {
 	return autoConvert_features_FeatureReportGate_To_v1alpha1_FeatureReportGate(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureReportLease_To_features_FeatureReportLease(in *apiv1alpha1.FeatureReportLease, out *features.FeatureReportLease, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureReportLease_To_features_FeatureReportLease(in *featuresv1alpha1.FeatureReportLease, out *features.FeatureReportLease, s conversion.Scope) error {
 	*out = *(*features.FeatureReportLease)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_v1alpha1_FeatureReportLease_To_features_FeatureReportLease is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureReportLease_To_features_FeatureReportLease(in *apiv1alpha1.FeatureReportLease, out *features.FeatureReportLease, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureReportLease_To_features_FeatureReportLease(in *featuresv1alpha1.FeatureReportLease, out *features.FeatureReportLease, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureReportLease_To_features_FeatureReportLease(in, out, s)
 }
 
-func autoConvert_features_FeatureReportLease_To_v1alpha1_FeatureReportLease(in *features.FeatureReportLease, out *apiv1alpha1.FeatureReportLease, s conversion.Scope) error {
-	*out = *(*apiv1alpha1.FeatureReportLease)(unsafe.Pointer(in))
+func autoConvert_features_FeatureReportLease_To_v1alpha1_FeatureReportLease(in *features.FeatureReportLease, out *featuresv1alpha1.FeatureReportLease, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.FeatureReportLease)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_features_FeatureReportLease_To_v1alpha1_FeatureReportLease is an autogenerated conversion function.
-func Convert_features_FeatureReportLease_To_v1alpha1_FeatureReportLease(in *features.FeatureReportLease, out *apiv1alpha1.FeatureReportLease, s conversion.Scope) error {
+func Convert_features_FeatureReportLease_To_v1alpha1_FeatureReportLease(in *features.FeatureReportLease, out *featuresv1alpha1.FeatureReportLease, s conversion.Scope) error {
 	return autoConvert_features_FeatureReportLease_To_v1alpha1_FeatureReportLease(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureReportList_To_features_FeatureReportList(in *apiv1alpha1.FeatureReportList, out *features.FeatureReportList, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureReportList_To_features_FeatureReportList(in *featuresv1alpha1.FeatureReportList, out *features.FeatureReportList, s conversion.Scope) error {
 	out.ListMeta = in.ListMeta
 	out.Items = *(*[]features.FeatureReport)(unsafe.Pointer(&in.Items))
 	return nil
 }
 
 // Convert_v1alpha1_FeatureReportList_To_features_FeatureReportList is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureReportList_To_features_FeatureReportList(in *apiv1alpha1.FeatureReportList, out *features.FeatureReportList, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureReportList_To_features_FeatureReportList(in *featuresv1alpha1.FeatureReportList, out *features.FeatureReportList, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureReportList_To_features_FeatureReportList(in, out, s)
 }
 
-func autoConvert_features_FeatureReportList_To_v1alpha1_FeatureReportList(in *features.FeatureReportList, out *apiv1alpha1.FeatureReportList, s conversion.Scope) error {
+func autoConvert_features_FeatureReportList_To_v1alpha1_FeatureReportList(in *features.FeatureReportList, out *featuresv1alpha1.FeatureReportList, s conversion.Scope) error {
 	out.ListMeta = in.ListMeta
-	out.Items = *(*[]apiv1alpha1.FeatureReport)(unsafe.Pointer(&in.Items))
+	out.Items = *(*[]featuresv1alpha1.FeatureReport)(unsafe.Pointer(&in.Items))
 	return nil
 }
 
 // Convert_features_FeatureReportList_To_v1alpha1_FeatureReportList is an autogenerated conversion function.
-func Convert_features_FeatureReportList_To_v1alpha1_FeatureReportList(in *features.FeatureReportList, out *apiv1alpha1.FeatureReportList, s conversion.Scope) error {
+func Convert_features_FeatureReportList_To_v1alpha1_FeatureReportList(in *features.FeatureReportList, out *featuresv1alpha1.FeatureReportList, s conversion.Scope) error {
 	return autoConvert_features_FeatureReportList_To_v1alpha1_FeatureReportList(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec(in *apiv1alpha1.FeatureReportSpec, out *features.FeatureReportSpec, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec(in *featuresv1alpha1.FeatureReportSpec, out *features.FeatureReportSpec, s conversion.Scope) error {
 	*out = *(*features.FeatureReportSpec)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec(in *apiv1alpha1.FeatureReportSpec, out *features.FeatureReportSpec, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec(in *featuresv1alpha1.FeatureReportSpec, out *features.FeatureReportSpec, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureReportSpec_To_features_FeatureReportSpec(in, out, s)
 }
 
-func autoConvert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec(in *features.FeatureReportSpec, out *apiv1alpha1.FeatureReportSpec, s conversion.Scope) error {
-	*out = *(*apiv1alpha1.FeatureReportSpec)(unsafe.Pointer(in))
+func autoConvert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec(in *features.FeatureReportSpec, out *featuresv1alpha1.FeatureReportSpec, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.FeatureReportSpec)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec is an autogenerated conversion function.
-func Convert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec(in *features.FeatureReportSpec, out *apiv1alpha1.FeatureReportSpec, s conversion.Scope) error {
+func Convert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec(in *features.FeatureReportSpec, out *featuresv1alpha1.FeatureReportSpec, s conversion.Scope) error {
 	return autoConvert_features_FeatureReportSpec_To_v1alpha1_FeatureReportSpec(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in *apiv1alpha1.FeatureSpec, out *features.FeatureSpec, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in *featuresv1alpha1.FeatureSpec, out *features.FeatureSpec, s conversion.Scope) error {
 	*out = *(*features.FeatureSpec)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in *apiv1alpha1.FeatureSpec, out *features.FeatureSpec, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in *featuresv1alpha1.FeatureSpec, out *features.FeatureSpec, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in, out, s)
 }
 
-func autoConvert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in *features.FeatureSpec, out *apiv1alpha1.FeatureSpec, s conversion.Scope) error {
-	*out = *(*apiv1alpha1.FeatureSpec)(unsafe.Pointer(in))
+func autoConvert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in *features.FeatureSpec, out *featuresv1alpha1.FeatureSpec, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.FeatureSpec)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec is an autogenerated conversion function.
-func Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in *features.FeatureSpec, out *apiv1alpha1.FeatureSpec, s conversion.Scope) error {
+func Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in *features.FeatureSpec, out *featuresv1alpha1.FeatureSpec, s conversion.Scope) error {
 	return autoConvert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *apiv1alpha1.FeatureStatus, out *features.FeatureStatus, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *featuresv1alpha1.FeatureStatus, out *features.FeatureStatus, s conversion.Scope) error {
 	out.State = features.FeatureState(in.State)
 	out.Default = (*bool)(unsafe.Pointer(in.Default))
 	out.PreRelease = features.FeaturePreRelease(in.PreRelease)
@@ -369,18 +369,18 @@ func autoConvert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *apiv1alpha
 }
 
 // Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *apiv1alpha1.FeatureStatus, out *features.FeatureStatus, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *featuresv1alpha1.FeatureStatus, out *features.FeatureStatus, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in, out, s)
 }
 
-func autoConvert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.FeatureStatus, out *apiv1alpha1.FeatureStatus, s conversion.Scope) error {
-	out.State = apiv1alpha1.FeatureState(in.State)
+func autoConvert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.FeatureStatus, out *featuresv1alpha1.FeatureStatus, s conversion.Scope) error {
+	out.State = featuresv1alpha1.FeatureState(in.State)
 	out.Default = (*bool)(unsafe.Pointer(in.Default))
-	out.PreRelease = apiv1alpha1.FeaturePreRelease(in.PreRelease)
+	out.PreRelease = featuresv1alpha1.FeaturePreRelease(in.PreRelease)
 	out.LockToDefault = in.LockToDefault
 	out.Version = in.Version
-	out.Tasks = *(*[]apiv1alpha1.FeatureTask)(unsafe.Pointer(&in.Tasks))
-	out.Uses = *(*[]apiv1alpha1.FeatureUse)(unsafe.Pointer(&in.Uses))
+	out.Tasks = *(*[]featuresv1alpha1.FeatureTask)(unsafe.Pointer(&in.Tasks))
+	out.Uses = *(*[]featuresv1alpha1.FeatureUse)(unsafe.Pointer(&in.Uses))
 	out.UsesResetTime = (*v1.Time)(unsafe.Pointer(in.UsesResetTime))
 	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
 	out.ObservedGeneration = in.ObservedGeneration
@@ -389,46 +389,46 @@ func autoConvert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.F
 }
 
 // Convert_features_FeatureStatus_To_v1alpha1_FeatureStatus is an autogenerated conversion function.
-func Convert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.FeatureStatus, out *apiv1alpha1.FeatureStatus, s conversion.Scope) error {
+func Convert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.FeatureStatus, out *featuresv1alpha1.FeatureStatus, s conversion.Scope) error {
 	return autoConvert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureTask_To_features_FeatureTask(in *apiv1alpha1.FeatureTask, out *features.FeatureTask, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureTask_To_features_FeatureTask(in *featuresv1alpha1.FeatureTask, out *features.FeatureTask, s conversion.Scope) error {
 	*out = *(*features.FeatureTask)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_v1alpha1_FeatureTask_To_features_FeatureTask is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureTask_To_features_FeatureTask(in *apiv1alpha1.FeatureTask, out *features.FeatureTask, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureTask_To_features_FeatureTask(in *featuresv1alpha1.FeatureTask, out *features.FeatureTask, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureTask_To_features_FeatureTask(in, out, s)
 }
 
-func autoConvert_features_FeatureTask_To_v1alpha1_FeatureTask(in *features.FeatureTask, out *apiv1alpha1.FeatureTask, s conversion.Scope) error {
-	*out = *(*apiv1alpha1.FeatureTask)(unsafe.Pointer(in))
+func autoConvert_features_FeatureTask_To_v1alpha1_FeatureTask(in *features.FeatureTask, out *featuresv1alpha1.FeatureTask, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.FeatureTask)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_features_FeatureTask_To_v1alpha1_FeatureTask is an autogenerated conversion function.
-func Convert_features_FeatureTask_To_v1alpha1_FeatureTask(in *features.FeatureTask, out *apiv1alpha1.FeatureTask, s conversion.Scope) error {
+func Convert_features_FeatureTask_To_v1alpha1_FeatureTask(in *features.FeatureTask, out *featuresv1alpha1.FeatureTask, s conversion.Scope) error {
 	return autoConvert_features_FeatureTask_To_v1alpha1_FeatureTask(in, out, s)
 }
 
-func autoConvert_v1alpha1_FeatureUse_To_features_FeatureUse(in *apiv1alpha1.FeatureUse, out *features.FeatureUse, s conversion.Scope) error {
+func autoConvert_v1alpha1_FeatureUse_To_features_FeatureUse(in *featuresv1alpha1.FeatureUse, out *features.FeatureUse, s conversion.Scope) error {
 	*out = *(*features.FeatureUse)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_v1alpha1_FeatureUse_To_features_FeatureUse is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureUse_To_features_FeatureUse(in *apiv1alpha1.FeatureUse, out *features.FeatureUse, s conversion.Scope) error {
+func Convert_v1alpha1_FeatureUse_To_features_FeatureUse(in *featuresv1alpha1.FeatureUse, out *features.FeatureUse, s conversion.Scope) error {
 	return autoConvert_v1alpha1_FeatureUse_To_features_FeatureUse(in, out, s)
 }
 
-func autoConvert_features_FeatureUse_To_v1alpha1_FeatureUse(in *features.FeatureUse, out *apiv1alpha1.FeatureUse, s conversion.Scope) error {
-	*out = *(*apiv1alpha1.FeatureUse)(unsafe.Pointer(in))
+func autoConvert_features_FeatureUse_To_v1alpha1_FeatureUse(in *features.FeatureUse, out *featuresv1alpha1.FeatureUse, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.FeatureUse)(unsafe.Pointer(in))
 	return nil
 }
 
 // Convert_features_FeatureUse_To_v1alpha1_FeatureUse is an autogenerated conversion function.
-func Convert_features_FeatureUse_To_v1alpha1_FeatureUse(in *features.FeatureUse, out *apiv1alpha1.FeatureUse, s conversion.Scope) error {
+func Convert_features_FeatureUse_To_v1alpha1_FeatureUse(in *features.FeatureUse, out *featuresv1alpha1.FeatureUse, s conversion.Scope) error {
 	return autoConvert_features_FeatureUse_To_v1alpha1_FeatureUse(in, out, s)
 }

@@ -22,26 +22,26 @@ limitations under the License.
 package v1alpha1
 
 import (
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
-	apiv1alpha1 "k8s.io/features/api/v1alpha1"
 )
 
 // RegisterDefaults adds defaulters functions to the given scheme.
 // Public to allow building arbitrary schemes.
 // All generated defaulters are covering - they call all nested defaulters.
 func RegisterDefaults(scheme *runtime.Scheme) error {
-	scheme.AddTypeDefaultingFunc(&apiv1alpha1.Feature{}, func(obj interface{}) { SetObjectDefaults_Feature(obj.(*apiv1alpha1.Feature)) })
-	scheme.AddTypeDefaultingFunc(&apiv1alpha1.FeatureList{}, func(obj interface{}) { SetObjectDefaults_FeatureList(obj.(*apiv1alpha1.FeatureList)) })
+	scheme.AddTypeDefaultingFunc(&featuresv1alpha1.Feature{}, func(obj interface{}) { SetObjectDefaults_Feature(obj.(*featuresv1alpha1.Feature)) })
+	scheme.AddTypeDefaultingFunc(&featuresv1alpha1.FeatureList{}, func(obj interface{}) { SetObjectDefaults_FeatureList(obj.(*featuresv1alpha1.FeatureList)) })
 	return nil
 }
 
-func SetObjectDefaults_Feature(in *apiv1alpha1.Feature) {
+func SetObjectDefaults_Feature(in *featuresv1alpha1.Feature) {
 	if in.Spec.Management == "" {
 		in.Spec.Management = "CommandLine"
 	}
 }
 
-func SetObjectDefaults_FeatureList(in *apiv1alpha1.FeatureList) {
+func SetObjectDefaults_FeatureList(in *featuresv1alpha1.FeatureList) {
 	for i := range in.Items {
 		a := &in.Items[i]
 		SetObjectDefaults_Feature(a)

@@ -25,9 +25,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features"
 )
 
 // Bounds on the size of a FeatureReport.

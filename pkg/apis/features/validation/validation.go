@@ -28,10 +28,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apivalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	"k8s.io/features/gatename"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features"
 )
 
 // Bounds on the size of a Feature. They keep a Feature small enough to be read
@@ -107,7 +106,7 @@ func validateName(f *features.Feature) field.ErrorList {
 	if !isGateName(f.Spec.Gate) {
 		return nil // reported on spec.gate
 	}
-	if want := gatename.ObjectName(f.Spec.Gate); f.Name != want && f.GenerateName == "" {
+	if want := featuresv1alpha1.FeatureName(f.Spec.Gate); f.Name != want && f.GenerateName == "" {
 		return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), f.Name,
 			fmt.Sprintf("must be %q, the kebab-case form of spec.gate %q", want, f.Spec.Gate))}
 	}

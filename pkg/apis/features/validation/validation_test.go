@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features"
 )
 
 func validFeature() *features.Feature {

@@ -31,8 +31,8 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"k8s.io/featureflags/pkg/apis/features"
-	"k8s.io/featureflags/pkg/apis/features/validation"
+	"k8s.io/kubernetes/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features/validation"
 )
 
 // featureStrategy implements create, update and delete behaviour for Features.

@@ -29,7 +29,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features"
 )
 
 const (

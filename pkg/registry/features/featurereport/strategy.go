@@ -31,8 +31,8 @@ import (
 	"k8s.io/apiserver/pkg/storage/names"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
-	"k8s.io/featureflags/pkg/apis/features"
-	"k8s.io/featureflags/pkg/apis/features/validation"
+	"k8s.io/kubernetes/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features/validation"
 )
 
 // reportStrategy implements create, update and delete behaviour for

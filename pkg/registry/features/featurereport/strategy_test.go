@@ -22,9 +22,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/kubernetes/pkg/printers"
 
-	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features"
 )
 
 func TestStrategyBumpsGenerationOnNewValues(t *testing.T) {
@@ -58,28 +57,5 @@ func TestStrategyBumpsGenerationOnNewValues(t *testing.T) {
 	}
 	if !Strategy.AllowCreateOnUpdate(ctx) {
 		t.Error("a reporter creates its report with an apply: create on update must be allowed")
-	}
-}
-
-func TestPrintReport(t *testing.T) {
-	lease := &features.FeatureReportLease{Namespace: "kube-node-lease", Name: "n1"}
-	r := &features.FeatureReport{
-		ObjectMeta: metav1.ObjectMeta{Name: "kubelet.n1", CreationTimestamp: metav1.NewTime(time.Now().Add(-time.Hour))},
-		Spec: features.FeatureReportSpec{Component: "kubelet", Identity: "n1", HolderLease: lease,
-			Gates: []features.FeatureReportGate{{Name: "A", Enabled: true}, {Name: "B"}}},
-	}
-	table, err := printers.NewTableGenerator().With(AddHandlers).GenerateTable(r, printers.GenerateOptions{Wide: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells := table.Rows[0].Cells
-	want := []any{"kubelet.n1", "kubelet", "n1", "2 (1 enabled)", "<unknown>", "60m", "lease kube-node-lease/n1"}
-	if len(cells) != len(want) {
-		t.Fatalf("cells %v, want %v", cells, want)
-	}
-	for i := range want {
-		if cells[i] != want[i] {
-			t.Errorf("cell %d (%s): %v, want %v", i, table.ColumnDefinitions[i].Name, cells[i], want[i])
-		}
 	}
 }

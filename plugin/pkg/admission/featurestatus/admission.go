@@ -43,7 +43,7 @@ limitations under the License.
 //   - No one else may write the status of a Feature: its uses are
 //     kube-apiserver's aggregate of the reports.
 //
-// Two rules apply to the Feature itself, for every user but kube-apiserver's
+// Three rules apply to the Feature itself, for every user but kube-apiserver's
 // own (system:apiserver):
 //
 //   - A Feature in kube-system, where Kubernetes' own gates live, can only be
@@ -51,10 +51,12 @@ limitations under the License.
 //     own namespace. (A newer kube-apiserver announces its new gates through
 //     its own loopback client.)
 //   - spec.management of a Feature in kube-system is kube-apiserver's to
-//     set, from its flags: it cannot be set through the API (no flag opts a
-//     gate into a mode other than CommandLine yet).
+//     set, from its flags (--feature-lifecycle-central-gates,
+//     --feature-lifecycle-dynamic-gates, once every live kube-apiserver
+//     agrees): it cannot be set through the API.
 //   - spec.desiredState of a Feature managed by CommandLine follows the
-//     kube-apiservers' --feature-gates and cannot be set through the API.
+//     kube-apiservers' --feature-gates and cannot be set through the API;
+//     only that of a Dynamic one can.
 //     In a third party's namespace, an administrator who wants to set it
 //     makes the Feature Dynamic (spec.management) first or in the same
 //     request.
@@ -101,14 +103,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apiserver/pkg/admission"
+	genericadmissioninitializer "k8s.io/apiserver/pkg/admission/initializer"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/auth/nodeidentifier"
+	kubefeatures "k8s.io/kubernetes/pkg/features"
 	"sigs.k8s.io/yaml"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
-	"k8s.io/featureflags/pkg/apis/features"
-	"k8s.io/featureflags/pkg/apis/features/validation"
+	"k8s.io/kubernetes/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features/validation"
 )
 
 // PluginName is the name of the admission plugin.
@@ -212,52 +217,24 @@ func ValidateConfiguration(cfg *Configuration) error {
 }
 
 // Register registers the FeatureStatus plugin. Its factory reads the
-// optional Configuration; knownGate reports whether the kube-apiserver knows
-// a gate (Features in kube-system must be for known gates).
-func Register(plugins *admission.Plugins, knownGate func(gate string) bool) {
+// optional Configuration.
+func Register(plugins *admission.Plugins) {
 	plugins.Register(PluginName, func(config io.Reader) (admission.Interface, error) {
 		cfg, err := LoadConfiguration(config)
 		if err != nil {
 			return nil, err
 		}
-		p, err := NewPlugin(cfg)
-		if err != nil {
-			return nil, err
-		}
-		p.knownGate = knownGate
-		return p, nil
+		return NewPlugin(cfg)
 	})
-}
-
-// RecommendedOrder returns order (a RecommendedPluginOrder of admission
-// options) with PluginName inserted right after NodeRestriction, the other
-// plugin that restricts writes by the requester's identity; when order has
-// no NodeRestriction, before the policy, webhook, quota and deny plugins
-// that must stay last; else at the end. An order that already has
-// PluginName is returned unchanged. The result is a new slice.
-func RecommendedOrder(order []string) []string {
-	if slices.Contains(order, PluginName) {
-		return slices.Clone(order)
-	}
-	at := len(order)
-	if i := slices.Index(order, "NodeRestriction"); i >= 0 {
-		at = i + 1
-	} else if i := slices.IndexFunc(order, func(name string) bool {
-		switch name {
-		case "MutatingAdmissionPolicy", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
-			"ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny":
-			return true
-		}
-		return false
-	}); i >= 0 {
-		at = i
-	}
-	return slices.Insert(slices.Clone(order), at, PluginName)
 }
 
 // Plugin is the FeatureStatus admission plugin.
 type Plugin struct {
 	*admission.Handler
+	// inspectedFeatureGates and enabled: the plugin acts only when the
+	// FeatureLifecycle feature gate is on.
+	inspectedFeatureGates bool
+	enabled               bool
 	// knownGate reports whether this kube-apiserver knows a gate; nil allows
 	// every gate.
 	knownGate       func(gate string) bool
@@ -266,7 +243,31 @@ type Plugin struct {
 	groupComponents map[string]sets.Set[string]
 }
 
-var _ admission.ValidationInterface = &Plugin{}
+var (
+	_ admission.ValidationInterface             = &Plugin{}
+	_ admission.InitializationValidator         = &Plugin{}
+	_ genericadmissioninitializer.WantsFeatures = &Plugin{}
+)
+
+// InspectFeatureGates enables the plugin when the FeatureLifecycle feature
+// gate is on, and learns the gates this kube-apiserver knows.
+func (p *Plugin) InspectFeatureGates(featureGates featuregate.FeatureGate) {
+	p.enabled = featureGates.Enabled(kubefeatures.FeatureLifecycle)
+	known := featureGates.DeepCopy().GetAll()
+	p.knownGate = func(gate string) bool {
+		_, ok := known[featuregate.Feature(gate)]
+		return ok
+	}
+	p.inspectedFeatureGates = true
+}
+
+// ValidateInitialization checks that the plugin was told the feature gates.
+func (p *Plugin) ValidateInitialization() error {
+	if !p.inspectedFeatureGates {
+		return fmt.Errorf("%s did not see feature gates", PluginName)
+	}
+	return nil
+}
 
 // NewPlugin returns a FeatureStatus plugin for cfg (nil means no extra
 // mappings). It validates cfg.
@@ -308,6 +309,9 @@ var (
 // Validate admits a write of a FeatureReport or of a Feature when the
 // requesting user may make it; see the package documentation.
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
+	if !p.enabled {
+		return nil
+	}
 	switch a.GetResource().GroupResource() {
 	case reportsResource:
 		if a.GetSubresource() != "" {
@@ -445,6 +449,9 @@ func managementError(requested features.FeatureManagement) error {
 // who made it (DesiredStateSetByAnnotation), unless kube-apiserver itself
 // did: validation then decides whether the change is allowed.
 func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
+	if !p.enabled {
+		return nil
+	}
 	if a.GetResource().GroupResource() != featuresResource || a.GetSubresource() != "" || a.GetOperation() != admission.Update {
 		return nil
 	}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,9 +32,12 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	apiserverinstall "k8s.io/apiserver/pkg/apis/apiserver/install"
 	"k8s.io/apiserver/pkg/authentication/user"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 	api "k8s.io/kubernetes/pkg/apis/core"
+	kubefeatures "k8s.io/kubernetes/pkg/features"
 
-	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features"
 )
 
 var (
@@ -120,7 +122,7 @@ var testConfig = &Configuration{Reporters: []ReporterMapping{
 // of a Feature; reporters write their FeatureReport, which kube-apiserver
 // aggregates into status.uses.
 func TestValidateStatus(t *testing.T) {
-	p, err := NewPlugin(testConfig)
+	p, err := enabledPlugin(t, testConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ func testReport(component, identity string, lease *features.FeatureReportLease) 
 // TestValidateReports: a reporter writes only its own report, a node only
 // the one of its own name, naming no lease but its own node lease.
 func TestValidateReports(t *testing.T) {
-	p, err := NewPlugin(testConfig)
+	p, err := enabledPlugin(t, testConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +254,7 @@ func TestValidateReports(t *testing.T) {
 }
 
 func TestValidateOtherResources(t *testing.T) {
-	p, err := NewPlugin(nil)
+	p, err := enabledPlugin(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +276,7 @@ func TestValidateOtherResources(t *testing.T) {
 }
 
 func TestHandles(t *testing.T) {
-	p, err := NewPlugin(nil)
+	p, err := enabledPlugin(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +292,7 @@ func TestHandles(t *testing.T) {
 // in kube-system, and no desiredState through the API for CommandLine
 // Features, for everyone but kube-apiserver.
 func TestFeatureRules(t *testing.T) {
-	p, err := NewPlugin(nil)
+	p, err := enabledPlugin(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +399,7 @@ func TestFeatureRules(t *testing.T) {
 // API is annotated with who made it and the generation it makes, so that
 // kube-apiserver names them in an event; kube-apiserver's own are not.
 func TestAdmitRecordsWhoSetDesiredState(t *testing.T) {
-	p, err := NewPlugin(nil)
+	p, err := enabledPlugin(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +545,7 @@ func TestNewPluginRejectsBadConfig(t *testing.T) {
 // plugin registry, as kube-apiserver does.
 func TestRegister(t *testing.T) {
 	plugins := admission.NewPlugins()
-	Register(plugins, nil)
+	Register(plugins)
 	if got := plugins.Registered(); !sets.New(got...).Has(PluginName) {
 		t.Fatalf("registered %v", got)
 	}
@@ -564,7 +566,7 @@ func TestRegister(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return plugins.InitPlugin(PluginName, config, admission.PluginInitializers{})
+		return plugins.InitPlugin(PluginName, config, admission.PluginInitializers{gateInitializer{lifecycleGate(t, true)}})
 	}
 
 	t.Run("good", func(t *testing.T) {
@@ -589,7 +591,7 @@ plugins:
 	})
 
 	t.Run("none", func(t *testing.T) {
-		plugin, err := plugins.InitPlugin(PluginName, nil, admission.PluginInitializers{})
+		plugin, err := plugins.InitPlugin(PluginName, nil, admission.PluginInitializers{gateInitializer{lifecycleGate(t, true)}})
 		if err != nil || plugin == nil {
 			t.Fatalf("got %v, %v", plugin, err)
 		}
@@ -610,29 +612,59 @@ plugins:
 	})
 }
 
-func TestRecommendedOrder(t *testing.T) {
-	tests := []struct {
-		in, want []string
-	}{
-		{
-			in:   []string{"NamespaceLifecycle", "NodeRestriction", "TaintNodesByCondition", "ValidatingAdmissionWebhook"},
-			want: []string{"NamespaceLifecycle", "NodeRestriction", PluginName, "TaintNodesByCondition", "ValidatingAdmissionWebhook"},
-		},
-		{
-			in:   []string{"NamespaceLifecycle", "MutatingAdmissionPolicy", "ValidatingAdmissionWebhook"},
-			want: []string{"NamespaceLifecycle", PluginName, "MutatingAdmissionPolicy", "ValidatingAdmissionWebhook"},
-		},
-		{in: []string{"A"}, want: []string{"A", PluginName}},
-		{in: nil, want: []string{PluginName}},
-		{in: []string{PluginName, "NodeRestriction"}, want: []string{PluginName, "NodeRestriction"}},
+// TestOffWithoutTheGate checks that with the FeatureLifecycle gate off the
+// plugin admits what it would refuse with the gate on.
+func TestOffWithoutTheGate(t *testing.T) {
+	report := testReport("kube-apiserver", "somebody-else", nil)
+	attrs := admission.NewAttributesRecord(report, nil, reportGVK, report.Namespace, report.Name,
+		reportsGVR, "", admission.Create, &metav1.CreateOptions{}, false, fooSA)
+	for _, on := range []bool{true, false} {
+		p, err := NewPlugin(testConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.InspectFeatureGates(lifecycleGate(t, on))
+		if err := p.ValidateInitialization(); err != nil {
+			t.Fatal(err)
+		}
+		err = p.Validate(context.Background(), attrs, nil)
+		if on && !apierrors.IsForbidden(err) {
+			t.Errorf("with FeatureLifecycle on: got %v, want forbidden", err)
+		}
+		if !on && err != nil {
+			t.Errorf("with FeatureLifecycle off the plugin must admit everything, got %v", err)
+		}
 	}
-	for _, tc := range tests {
-		in := slices.Clone(tc.in)
-		if got := RecommendedOrder(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("RecommendedOrder(%v) = %v, want %v", tc.in, got, tc.want)
-		}
-		if !slices.Equal(in, tc.in) {
-			t.Errorf("RecommendedOrder modified its input %v", in)
-		}
+}
+
+// lifecycleGate returns a copy of the default feature gate with
+// FeatureLifecycle set to on.
+func lifecycleGate(t *testing.T, on bool) featuregate.FeatureGate {
+	t.Helper()
+	gate := utilfeature.DefaultFeatureGate.DeepCopy()
+	if err := gate.SetFromMap(map[string]bool{string(kubefeatures.FeatureLifecycle): on}); err != nil {
+		t.Fatal(err)
+	}
+	return gate
+}
+
+// enabledPlugin is NewPlugin with the FeatureLifecycle gate on.
+func enabledPlugin(t *testing.T, cfg *Configuration) (*Plugin, error) {
+	p, err := NewPlugin(cfg)
+	if err == nil {
+		p.InspectFeatureGates(lifecycleGate(t, true))
+	}
+	return p, err
+}
+
+// gateInitializer tells plugins the feature gate, as kube-apiserver's
+// generic initializer does.
+type gateInitializer struct{ gate featuregate.FeatureGate }
+
+func (i gateInitializer) Initialize(plugin admission.Interface) {
+	if w, ok := plugin.(interface {
+		InspectFeatureGates(featuregate.FeatureGate)
+	}); ok {
+		w.InspectFeatureGates(i.gate)
 	}
 }

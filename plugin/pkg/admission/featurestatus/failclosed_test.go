@@ -28,7 +28,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/randfill"
 
-	"k8s.io/featureflags/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/apis/features"
 )
 
 // TestEveryStatusFieldIsGuarded walks FeatureStatus by reflection and, for
@@ -37,7 +37,7 @@ import (
 // type later is covered without editing this test: reporters write their
 // FeatureReport, never the status of a Feature.
 func TestEveryStatusFieldIsGuarded(t *testing.T) {
-	p, err := NewPlugin(testConfig)
+	p, err := enabledPlugin(t, testConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package lifecycle loads the fixtures of the lifecycle registry
-// (pkg/features/testdata/lifecycle): for each registered gate, the objects
+// (pkg/features/lifecycle/testdata): for each registered gate, the objects
 // that use the feature while the gate is on, which the on→use→off harness
 // creates before turning the gate off. See the README.md there.
 package lifecycle
@@ -36,7 +36,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/features/gatename"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // ControlAnnotation marks a fixture object that does not use the feature
@@ -44,21 +44,21 @@ import (
 const ControlAnnotation = "lifecycle.features.k8s.io/control"
 
 // Dir returns the fixtures directory of this source tree,
-// pkg/features/testdata/lifecycle.
+// pkg/features/lifecycle/testdata.
 func Dir() string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
-		return filepath.Join("pkg", "features", "testdata", "lifecycle")
+		return filepath.Join("pkg", "features", "lifecycle", "testdata")
 	}
 	// file is <root>/test/integration/features/lifecycle/fixtures.go.
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..", "..")
-	return filepath.Join(root, "pkg", "features", "testdata", "lifecycle")
+	return filepath.Join(root, "pkg", "features", "lifecycle", "testdata")
 }
 
 // Namespace returns the namespace of a gate's fixtures: "lifecycle-" and the
 // gate's name in kebab case, e.g. lifecycle-max-unavailable-stateful-set.
 func Namespace(gate featuregate.Feature) string {
-	return "lifecycle-" + gatename.ObjectName(string(gate))
+	return "lifecycle-" + featuresv1alpha1.FeatureName(string(gate))
 }
 
 // Gates returns, sorted, the gates that have a fixture directory in dir.

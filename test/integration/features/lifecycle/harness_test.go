@@ -50,19 +50,18 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 
-	featuresv1alpha1 "k8s.io/features/api/v1alpha1"
-	featuresclient "k8s.io/features/client/clientset/versioned"
-	"k8s.io/features/gatename"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	featuresclient "k8s.io/client-go/kubernetes"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/migrator"
-	"k8s.io/featureflags/pkg/featurelifecycle/tasks"
-	"k8s.io/featureflags/pkg/features"
-	"k8s.io/featureflags/pkg/features/inventory"
-	"k8s.io/featureflags/test/integration/framework"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/features/lifecycle"
+	"k8s.io/kubernetes/test/integration/features/harness"
 )
 
 func TestMain(m *testing.M) {
-	framework.EtcdMain(m.Run)
+	harness.EtcdMain(m.Run)
 }
 
 // waitPeriod is WaitForUses' period in the harness: nothing else reports.
@@ -96,7 +95,7 @@ func TestOnUseOff(t *testing.T) {
 	for _, g := range gates {
 		objs, err := Load(Dir(), g)
 		if err != nil {
-			t.Errorf("registration %s: %v (add pkg/features/testdata/lifecycle/%s, see its README.md)", g, err, g)
+			t.Errorf("registration %s: %v (add pkg/features/lifecycle/testdata/%s, see its README.md)", g, err, g)
 			continue
 		}
 		fixtures[g] = objs
@@ -110,17 +109,17 @@ func TestOnUseOff(t *testing.T) {
 			t.Errorf("fixture %s has no registration in pkg/features, explicit or derived", d)
 		}
 	}
-	derived, err := features.Derived()
+	derived, err := lifecycle.Derived()
 	if err != nil {
 		t.Fatal(err)
 	}
 	covered := 0
 	for g := range derived {
-		if _, explicit := features.Lifecycles[g]; !explicit && slices.Contains(gates, g) {
+		if _, explicit := lifecycle.Lifecycles[g]; !explicit && slices.Contains(gates, g) {
 			covered++
 		}
 	}
-	t.Logf("%d gates: %d explicit registrations, %d of the %d derived ones with a fixture", len(gates), len(features.Lifecycles), covered, len(derived))
+	t.Logf("%d gates: %d explicit registrations, %d of the %d derived ones with a fixture", len(gates), len(lifecycle.Lifecycles), covered, len(derived))
 	for _, g := range slices.Sorted(maps.Keys(exceptions)) {
 		t.Logf("exception: %s has no generated fixture: %s", g, exceptions[g])
 	}
@@ -147,13 +146,13 @@ func TestOnUseOff(t *testing.T) {
 	// --emulated-version, as a cluster that rolled back an upgrade would.
 	byVersion := map[string][]featuregate.Feature{}
 	for _, g := range gates {
-		v, ok := ChangeableAt(utilfeature.DefaultMutableFeatureGate, g)
+		v, ok := ChangeableAt(utilfeature.DefaultFeatureGate.DeepCopy(), g)
 		if !ok {
 			t.Fatalf("%s cannot change at any version this binary emulates: it needs no registration", g)
 		}
 		byVersion[v.String()] = append(byVersion[v.String()], g)
 	}
-	current := utilfeature.DefaultMutableFeatureGate.EmulationVersion().String()
+	current := utilfeature.DefaultFeatureGate.DeepCopy().EmulationVersion().String()
 	for _, v := range slices.Sorted(maps.Keys(byVersion)) {
 		for i, batch := range batches(byVersion[v], batchSize()) {
 			t.Run(fmt.Sprintf("emulated-%s/batch-%d", v, i), func(t *testing.T) {
@@ -251,7 +250,7 @@ func (r *results) report(t *testing.T, gates []featuregate.Feature, known int) {
 		t.Error(err)
 		return
 	}
-	derived, _ := features.Derived()
+	derived, _ := lifecycle.Derived()
 	footprint := 0
 	for _, lc := range derived {
 		if len(lc.OnDisable)+len(lc.OnEnable) > 0 {
@@ -278,8 +277,8 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	flags := func(gates []featuregate.Feature, on bool) []string {
 		return append(flags(gates, on), extra...)
 	}
-	prefix := framework.SharedEtcd().Prefix
-	apiserver := framework.StartAPIServerProcess(t, "lifecycle", prefix, flags(gates, true)...)
+	prefix := harness.SharedEtcd().Prefix
+	apiserver := harness.StartAPIServerProcess(t, "lifecycle", prefix, flags(gates, true)...)
 	defer func() {
 		if t.Failed() {
 			t.Logf("the end of the apiserver's log:\n%s", apiserver.LogTail(12000))
@@ -319,7 +318,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		}
 		if len(optIn) > 0 {
 			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, tasks.OptInAnnotation, strings.Join(optIn, ","))
-			if _, err := admin.FeaturesV1alpha1().Features("kube-system").Patch(ctx, gatename.ObjectName(string(g)), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			if _, err := admin.FeaturesV1alpha1().Features("kube-system").Patch(ctx, featuresv1alpha1.FeatureName(string(g)), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 				t.Fatalf("opting in to %v of %s: %v", optIn, g, err)
 			}
 		}
@@ -391,7 +390,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 			if len(restored[g]) == 0 {
 				continue
 			}
-			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
+			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, featuresv1alpha1.FeatureName(string(g)), metav1.GetOptions{})
 			if err != nil {
 				return false, err
 			}
@@ -427,7 +426,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		if len(restored[g]) == 0 || cleanedUp[g] {
 			continue
 		}
-		f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
+		f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, featuresv1alpha1.FeatureName(string(g)), metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -476,13 +475,13 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 
 // registry is the lifecycle registry the apiserver plans from: derived
 // and explicit registrations.
-var registry = features.Registry()
+var registry = lifecycle.Registry()
 
 // registeredGates returns the gates the harness runs, sorted: every
 // explicit registration (a fixture is required) and every gate with a
 // derived registration that has a fixture.
 func registeredGates() []featuregate.Feature {
-	gates := slices.Collect(maps.Keys(features.Lifecycles))
+	gates := slices.Collect(maps.Keys(lifecycle.Lifecycles))
 	dirs, _ := Gates(Dir()) // read again, and checked, by TestOnUseOff
 	for _, d := range dirs {
 		if _, ok := registry[d]; ok && !slices.Contains(gates, d) {
@@ -570,7 +569,7 @@ func waitForStates(t *testing.T, res *results, admin featuresclient.Interface, g
 			if reached[g] {
 				continue
 			}
-			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, gatename.ObjectName(string(g)), metav1.GetOptions{})
+			f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, featuresv1alpha1.FeatureName(string(g)), metav1.GetOptions{})
 			if err != nil {
 				pending[g] = last[g] // the last one seen, if any
 				continue
@@ -668,7 +667,7 @@ type storedObject struct {
 // objects of the resources the migrator supports into internal objects.
 func readEtcd(t *testing.T, prefix string) []storedObject {
 	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{framework.EtcdURL()}, DialTimeout: 10 * time.Second})
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{harness.EtcdURL()}, DialTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -709,7 +708,7 @@ func readEtcd(t *testing.T, prefix string) []storedObject {
 // anyStored reports whether any of keys is stored in etcd.
 func anyStored(t *testing.T, keys []string) bool {
 	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{framework.EtcdURL()}, DialTimeout: 10 * time.Second})
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{harness.EtcdURL()}, DialTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -728,7 +727,7 @@ func anyStored(t *testing.T, keys []string) bool {
 
 func restore(t *testing.T, backup []storedObject, gates []featuregate.Feature) map[featuregate.Feature][]string {
 	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{framework.EtcdURL()}, DialTimeout: 10 * time.Second})
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{harness.EtcdURL()}, DialTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,10 +35,10 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/featureflags/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
 )
 
-// GeneratedFile is the name of the fixture file hack/tools/lifecycle-fixtures
+// GeneratedFile is the name of the fixture file cmd/lifecycle-fixtures-gen
 // writes, from the gate inventory, in the directory of every derived gate
 // that has neither an explicit registration nor an exception.
 const GeneratedFile = "zz_generated.fixture.yaml"

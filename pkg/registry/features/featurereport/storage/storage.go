@@ -23,10 +23,11 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/printers"
+	printersinternal "k8s.io/kubernetes/pkg/printers/internalversion"
 	printerstorage "k8s.io/kubernetes/pkg/printers/storage"
 
-	"k8s.io/featureflags/pkg/apis/features"
-	"k8s.io/featureflags/pkg/registry/features/featurereport"
+	"k8s.io/kubernetes/pkg/apis/features"
+	"k8s.io/kubernetes/pkg/registry/features/featurereport"
 )
 
 // REST is the storage of the featurereports resource.
@@ -47,7 +48,7 @@ func NewREST(optsGetter generic.RESTOptionsGetter) (*REST, error) {
 		UpdateStrategy: featurereport.Strategy,
 		DeleteStrategy: featurereport.Strategy,
 
-		TableConvertor: printerstorage.TableConvertor{TableGenerator: printers.NewTableGenerator().With(featurereport.AddHandlers)},
+		TableConvertor: printerstorage.TableConvertor{TableGenerator: printers.NewTableGenerator().With(printersinternal.AddHandlers)},
 	}
 	options := &generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: featurereport.GetAttrs}
 	if err := store.CompleteWithOptions(options); err != nil {

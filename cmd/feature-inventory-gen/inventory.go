@@ -1,0 +1,412 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	apitesting "k8s.io/kubernetes/pkg/api/testing"
+	"k8s.io/kubernetes/pkg/apis/scheduling"
+	"sigs.k8s.io/randfill"
+)
+
+// inventory is what the generator found.
+type inventory struct {
+	upstreamVersion  string
+	emulationVersion string
+	seeds            int
+	// gates are the changeable gates examined, sorted.
+	gates []featuregate.Feature
+	// locked are the gates skipped because they are locked to their default.
+	locked []featuregate.Feature
+	// resources are the resources examined.
+	resources []resource
+	// without are the resources served without a registry store.
+	without []noStore
+	// footprints holds, for each gate with one, the fields turning it off
+	// drops.
+	footprints map[featuregate.Feature]*footprint
+	// servedOnlyWith maps a gate to the resources served only while it is on.
+	servedOnlyWith map[featuregate.Feature][]schema.GroupResource
+	// refused maps a gate to the values of fields (by resource and path)
+	// that validation refuses with it off and accepts with every gate on
+	// (findRefusedValues).
+	refused map[featuregate.Feature]map[schema.GroupResource]map[string][]string
+	// notes are problems met on the way (panics, conversion errors), sorted.
+	notes []string
+}
+
+// footprint is what turning one gate off drops.
+type footprint struct {
+	// turnsOff are the gates turned off with it (it and its dependents).
+	turnsOff []featuregate.Feature
+	// fields maps a resource to its dropped or changed field paths.
+	fields map[schema.GroupResource]map[string]Change
+	// keeps maps a resource and a dropped path to the values of it the
+	// strategy keeps with the gate off (findKeptValues).
+	keeps map[schema.GroupResource]map[string][]string
+}
+
+// sample is one fuzzed object of a resource and what PrepareForCreate made of
+// it with every changeable gate on.
+type sample struct {
+	res  *resource
+	seed int
+	obj  runtime.Object
+	// on is the object prepared with all gates on, in the resource's version.
+	on    runtime.Object
+	onInt runtime.Object
+	// reads are the gates PrepareForCreate read with every gate on.
+	reads    map[featuregate.Feature]bool
+	unstable map[string]bool
+	// found holds, per gate, the paths that differed with the gate off.
+	found map[featuregate.Feature]map[string]Change
+}
+
+// fillings are how the seeds fill objects, in turn: with a NilChance of 0
+// every optional field is set, which reaches most fields; several list
+// elements reach several branches of one-of choices (volume sources, probe
+// handlers); the others reach other branches still.
+var fillings = []struct {
+	nilChance          float64
+	minElems, maxElems int
+}{
+	{0, 1, 3},
+	{0.2, 1, 3},
+	{0.5, 0, 2},
+	{0, 2, 4},
+	{0.2, 1, 2},
+}
+
+// maxDepth bounds the depth of fuzzed objects (randfill's default is 100);
+// it is deeper than any field of the API's workload types
+// (cronjob spec.jobTemplate.spec.template.spec...).
+const maxDepth = 40
+
+// maxRecursion bounds how deep recursive types nest in a fuzzed object.
+const maxRecursion = 2
+
+// boundRecursion returns fuzzer functions that stop recursive types from
+// nesting more than maxRecursion deep: with several list elements per
+// level scheduling's CompositePodGroupTemplate would otherwise grow
+// exponentially up to maxDepth.
+func boundRecursion(runtimeserializer.CodecFactory) []interface{} {
+	depth := 0
+	return []interface{}{
+		func(t *scheduling.CompositePodGroupTemplate, c randfill.Continue) {
+			depth++
+			defer func() { depth-- }()
+			if depth > maxRecursion {
+				t.Name = c.String(0)
+				return
+			}
+			c.FillNoCustom(t)
+		},
+	}
+}
+
+func build(release string, seeds int, exhaustive bool) (*inventory, error) {
+	rec := &recordingGate{FeatureGate: utilfeature.DefaultFeatureGate}
+	utilfeature.DefaultFeatureGate = rec
+	gs := newGateSet(utilfeature.DefaultMutableFeatureGate)
+	inv := &inventory{
+		upstreamVersion:  release,
+		emulationVersion: utilfeature.DefaultMutableFeatureGate.EmulationVersion().String(),
+		seeds:            seeds,
+		gates:            gs.changeable,
+		locked:           slices.Sorted(maps.Keys(gs.locked)),
+		footprints:       map[featuregate.Feature]*footprint{},
+		servedOnlyWith:   map[featuregate.Feature][]schema.GroupResource{},
+	}
+	notes := map[string]bool{}
+	note := func(format string, args ...interface{}) { notes[fmt.Sprintf(format, args...)] = true }
+
+	// Resources served with every gate on, and with each gate off.
+	if err := gs.setAllOn(); err != nil {
+		return nil, err
+	}
+	resources, without, err := discoverResources()
+	if err != nil {
+		return nil, err
+	}
+	inv.resources, inv.without = resources, without
+	served := map[schema.GroupResource]bool{}
+	for _, r := range resources {
+		served[r.GroupResource] = true
+	}
+	for _, n := range without {
+		served[n.GroupResource] = true
+	}
+	progress("building storage with each of %d gates off", len(gs.changeable))
+	for _, g := range gs.changeable {
+		if _, err := gs.setOff(g); err != nil {
+			return nil, err
+		}
+		rs, ws, err := discoverResources()
+		if err != nil {
+			note("building storage with %s off: %v", g, err)
+			continue
+		}
+		still := map[schema.GroupResource]bool{}
+		for _, r := range rs {
+			still[r.GroupResource] = true
+		}
+		for _, n := range ws {
+			still[n.GroupResource] = true
+		}
+		for _, gr := range sortedGRs(served) {
+			if !still[gr] {
+				inv.servedOnlyWith[g] = append(inv.servedOnlyWith[g], gr)
+			}
+		}
+	}
+
+	// Fuzzed objects prepared with every gate on, twice: what differs between
+	// the two runs (random names, clocks) is left out.
+	if err := gs.setAllOn(); err != nil {
+		return nil, err
+	}
+	var samples []*sample
+	for i := range inv.resources {
+		r := &inv.resources[i]
+		progress("fuzzing %s", r.GroupResource)
+		for seed := 0; seed < seeds; seed++ {
+			obj, err := fuzz(r, seed)
+			if err != nil {
+				note("%s: fuzzing with seed %d: %v", r.GroupResource, seed, err)
+				continue
+			}
+			var on1 runtime.Object
+			reads := rec.recordDuring(func() { on1, err = prepare(r, obj) })
+			if err != nil {
+				note("%s: PrepareForCreate with every gate on, seed %d: %v", r.GroupResource, seed, err)
+				continue
+			}
+			on2, err := prepare(r, obj)
+			if err != nil {
+				note("%s: PrepareForCreate with every gate on, seed %d: %v", r.GroupResource, seed, err)
+				continue
+			}
+			ext, err := external(r, on1)
+			if err != nil {
+				note("%s: converting to %s, seed %d: %v", r.GroupResource, r.Version, seed, err)
+				continue
+			}
+			s := &sample{res: r, seed: seed, obj: obj, on: ext, onInt: on1, reads: reads, unstable: map[string]bool{}, found: map[featuregate.Feature]map[string]Change{}}
+			if err := s.markUnstable(on2); err != nil {
+				note("%s: converting to %s, seed %d: %v", r.GroupResource, r.Version, seed, err)
+				continue
+			}
+			samples = append(samples, s)
+		}
+	}
+
+	// Each gate off in turn.
+	progress("running PrepareForCreate on %d objects with each gate off", len(samples))
+	for _, g := range gs.changeable {
+		off, err := gs.setOff(g)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range samples {
+			if !exhaustive && !readsAny(s.reads, off) {
+				continue
+			}
+			res, err := prepare(s.res, s.obj)
+			if err != nil {
+				note("%s: PrepareForCreate with %s off, seed %d: %v", s.res.GroupResource, g, s.seed, err)
+				continue
+			}
+			if equality.Semantic.DeepEqual(res, s.onInt) {
+				continue
+			}
+			ext, err := external(s.res, res)
+			if err != nil {
+				note("%s: converting to %s with %s off, seed %d: %v", s.res.GroupResource, s.res.Version, g, s.seed, err)
+				continue
+			}
+			if paths := DroppedPaths(s.on, ext); len(paths) > 0 {
+				s.found[g] = paths
+			}
+		}
+	}
+
+	// Every gate on again: what now differs from the first runs is unstable
+	// too (a clock that moved between the runs).
+	if err := gs.setAllOn(); err != nil {
+		return nil, err
+	}
+	for _, s := range samples {
+		on3, err := prepare(s.res, s.obj)
+		if err != nil {
+			note("%s: PrepareForCreate with every gate on, seed %d: %v", s.res.GroupResource, s.seed, err)
+			continue
+		}
+		if err := s.markUnstable(on3); err != nil {
+			note("%s: converting to %s, seed %d: %v", s.res.GroupResource, s.res.Version, s.seed, err)
+		}
+	}
+
+	for _, s := range samples {
+		for g, paths := range s.found {
+			for p, c := range paths {
+				if s.unstable[p] {
+					continue
+				}
+				fp := inv.footprints[g]
+				if fp == nil {
+					fp = &footprint{turnsOff: gs.closure(g), fields: map[schema.GroupResource]map[string]Change{}}
+					inv.footprints[g] = fp
+				}
+				if fp.fields[s.res.GroupResource] == nil {
+					fp.fields[s.res.GroupResource] = map[string]Change{}
+				}
+				if fp.fields[s.res.GroupResource][p] != Dropped {
+					fp.fields[s.res.GroupResource][p] = c
+				}
+			}
+		}
+	}
+	progress("trying the declared values of dropped fields")
+	consts := newConstantFinder()
+	if err := findKeptValues(inv, gs, samples, consts, note); err != nil {
+		return nil, err
+	}
+	progress("validating the declared values of fields")
+	if err := findRefusedValues(inv, gs, rec, samples, consts, note); err != nil {
+		return nil, err
+	}
+	inv.notes = slices.Sorted(maps.Keys(notes))
+	progress("done")
+	return inv, nil
+}
+
+// readsAny reports whether any of gates was read.
+func readsAny(reads map[featuregate.Feature]bool, gates []featuregate.Feature) bool {
+	for _, g := range gates {
+		if reads[g] {
+			return true
+		}
+	}
+	return false
+}
+
+// markUnstable adds to s.unstable the paths in which other, another run of
+// PrepareForCreate on s.obj with every gate on, differs from s.on.
+func (s *sample) markUnstable(other runtime.Object) error {
+	if equality.Semantic.DeepEqual(other, s.onInt) {
+		return nil
+	}
+	ext, err := external(s.res, other)
+	if err != nil {
+		return err
+	}
+	for p := range DroppedPaths(s.on, ext) {
+		s.unstable[p] = true
+	}
+	for p := range DroppedPaths(ext, s.on) {
+		s.unstable[p] = true
+	}
+	return nil
+}
+
+// fuzz returns an internal object of r filled by upstream's API fuzzers with
+// a fixed seed.
+func fuzz(r *resource, seed int) (obj runtime.Object, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	filling := fillings[seed%len(fillings)]
+	f := fuzzer.FuzzerFor(fuzzer.MergeFuzzerFuncs(apitesting.FuzzerFuncs, boundRecursion), rand.NewSource(int64(seed)), legacyscheme.Codecs).
+		NilChance(filling.nilChance).
+		NumElements(filling.minElems, filling.maxElems).
+		MaxDepth(maxDepth)
+	obj = r.Store.NewFunc()
+	f.Fill(obj)
+	return obj, nil
+}
+
+// prepare runs r's PrepareForCreate on a deep copy of obj, in the context of
+// a create request by a cluster admin, and returns the copy.
+func prepare(r *resource, obj runtime.Object) (out runtime.Object, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	out = obj.DeepCopyObject()
+	ctx, err := requestContext(r, out)
+	if err != nil {
+		return nil, err
+	}
+	r.Store.CreateStrategy.PrepareForCreate(ctx, out)
+	return out, nil
+}
+
+// requestContext returns the context of a request by a cluster admin to
+// create obj, an object of r.
+func requestContext(r *resource, obj runtime.Object) (context.Context, error) {
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	ns := ""
+	if r.Store.CreateStrategy.NamespaceScoped() {
+		ns = accessor.GetNamespace()
+		ctx = genericapirequest.WithNamespace(ctx, ns)
+	}
+	ctx = genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: "gate-inventory", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}})
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true,
+		Verb:              "create",
+		APIGroup:          r.Version.Group,
+		APIVersion:        r.Version.Version,
+		Resource:          r.GroupResource.Resource,
+		Namespace:         ns,
+		Name:              accessor.GetName(),
+	})
+	return ctx, nil
+}
+
+// external converts a copy of an internal object of r to r's version.
+func external(r *resource, obj runtime.Object) (runtime.Object, error) {
+	return legacyscheme.Scheme.ConvertToVersion(obj.DeepCopyObject(), r.Version)
+}
+
+// sortedGRs returns the keys of m sorted by their string form.
+func sortedGRs[V any](m map[schema.GroupResource]V) []schema.GroupResource {
+	return slices.SortedFunc(maps.Keys(m), func(a, b schema.GroupResource) int { return strings.Compare(a.String(), b.String()) })
+}

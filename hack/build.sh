@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds our binaries in the tree (hack/tree.sh) into _output/bin, in one go
+# build: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet
+# and kubectl of the patched tree, and the kubectl features plugin.
+#
+# Usage: hack/build.sh [cmd...]   (default: all; names under the tree's cmd/)
+# Environment: BIN (default _output/bin), CGO_ENABLED, GO_LDFLAGS_EXTRA.
+set -o errexit -o nounset -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+
+commands=("$@")
+if [[ ${#commands[@]} -eq 0 ]]; then
+  commands=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl kubectl-features)
+fi
+featureflags::tree::ensure
+mkdir -p "${BIN}"
+(cd "${TREE}" && go build -ldflags "${GO_LDFLAGS_EXTRA:-} $("${FEATUREFLAGS_ROOT}/hack/lib/version.sh")" \
+  -o "${BIN}/" "${commands[@]/#/./cmd/}")

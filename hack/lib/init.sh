@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Sourced by the hack/ scripts: where things are, and the tree.
+#
+#   FEATUREFLAGS_ROOT  this repository
+#   TREE               the kubernetes tree the series is applied to
+#                      (_output/tree, made by hack/tree.sh make)
+#   RELEASE            the kubernetes release the series applies to
+#                      (patches/RELEASE)
+#   BIN                our binaries (_output/bin)
+#   ETCD_DIR           the etcd built from its Go module (third_party/etcd)
+
+FEATUREFLAGS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TREE=${TREE:-${FEATUREFLAGS_ROOT}/_output/tree}
+RELEASE=$(<"${FEATUREFLAGS_ROOT}/patches/RELEASE")
+BIN=${BIN:-${FEATUREFLAGS_ROOT}/_output/bin}
+ETCD_DIR=${FEATUREFLAGS_ROOT}/third_party/etcd
+# The tree is a git repository; stamping every binary with its commit would
+# relink them all at every commit.
+export GOFLAGS="${GOFLAGS:+${GOFLAGS} }-buildvcs=false"
+
+# featureflags::tree::tool runs hack/tools/tree (built once into
+# _output/tools) with the repository and the tree.
+featureflags::tree::tool() {
+  local tool="${FEATUREFLAGS_ROOT}/_output/tools/tree"
+  (cd "${FEATUREFLAGS_ROOT}/hack/tools/tree" && GOWORK=off GOFLAGS=-buildvcs=false go build -o "${tool}" .)
+  "${tool}" -repo "${FEATUREFLAGS_ROOT}" -tree "${TREE}" "$@"
+}
+
+# featureflags::tree::ensure makes the tree hold the release plus the series
+# as the repository has it (nothing is touched when it already does).
+featureflags::tree::ensure() {
+  featureflags::tree::tool make
+}
+
+# featureflags::etcd::path puts etcd first on PATH (upstream's integration
+# framework looks etcd up on PATH).
+featureflags::etcd::path() {
+  export PATH="${ETCD_DIR}:${PATH}"
+}
+
+# featureflags::log prints a status line.
+featureflags::log() {
+  echo "+++ $*" >&2
+}
+
+# featureflags::tree::link_etcd makes our etcd the one upstream's scripts in
+# the tree (hack/lib/etcd.sh) find installed in third_party, so that they
+# download nothing.
+featureflags::tree::link_etcd() {
+  local version
+  version=$("${ETCD_DIR}/etcd" --version | sed -n 's/^etcd Version: //p')
+  local dir="${TREE}/third_party/etcd-v${version}-linux-amd64"
+  mkdir -p "${dir}"
+  ln -f "${ETCD_DIR}/etcd" "${dir}/etcd"
+  ln -sfn "etcd-v${version}-linux-amd64" "${TREE}/third_party/etcd"
+}

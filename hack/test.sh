@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Runs tests in the tree (hack/tree.sh), each package's test binary compiled
+# once per go test invocation:
+#
+#   hack/test.sh unit          our unit tests, and upstream's unit tests of
+#                              every upstream package the series modifies;
+#                              then hack/tools/tree's
+#   hack/test.sh integration   our integration tests (test/integration/features/...)
+#                              and a set of upstream's integration tests of
+#                              what the series touches, with FeatureLifecycle off
+#   hack/test.sh upstream      upstream's integration tests of what the series
+#                              touches, whole packages (slow)
+#   hack/test.sh e2e           every end-to-end test on Docker (test/e2e_features)
+#   hack/test.sh e2e-faults    only the fault tests
+#   hack/test.sh bench         benchmarks, with ours/upstream ratios
+#
+# Environment: GOTEST_FLAGS (extra go test flags), CI.
+set -o errexit -o nounset -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+
+# Our packages with unit tests.
+OUR_UNIT_PKGS=(
+  ./pkg/apis/features/...
+  ./pkg/registry/features/...
+  ./pkg/featurelifecycle/...
+  ./pkg/features/lifecycle/...
+  ./pkg/features/inventory/...
+  ./plugin/pkg/admission/featurestatus/...
+  ./cmd/kubectl-features/...
+  ./cmd/feature-inventory-gen/...
+  ./cmd/lifecycle-fixtures-gen/...
+  ./cmd/version-changes-gen/...
+  ./staging/src/k8s.io/features/...
+  ./staging/src/k8s.io/api/features/...
+)
+OUR_INTEGRATION_PKGS=(./test/integration/features/...)
+
+# Upstream's integration tests run by hack/test.sh integration, with the
+# FeatureLifecycle gate off: discovery and the registration of every API
+# group, printing, RBAC bootstrap, and every resource's storage.
+UPSTREAM_INTEGRATION=(
+  "./test/integration/apiserver/discovery/"
+  "./test/integration/apiserver/ -run ^(TestServerSidePrint)$"
+  "./test/integration/auth/ -run ^(TestBootstrapping|TestDiscoveryUpgradeBootstrapping)$"
+  "./test/integration/controlplane/ -run ^(TestCreateLeaseOnStart|TestRun|TestLivezAndReadyz|TestOpenAPIDelegationChainPlumbing|TestAPIServerService)$"
+  "./test/integration/etcd/ -run ^(TestEtcdStoragePath)$"
+)
+# hack/test.sh upstream: the same packages, whole.
+UPSTREAM_INTEGRATION_ALL=(
+  ./test/integration/apiserver/...
+  ./test/integration/auth/
+  ./test/integration/controlplane/...
+  ./test/integration/etcd/
+  ./test/integration/podcertificaterequests/
+  ./test/integration/storageversionmigrator/
+)
+
+# upstream_unit_packages prints the packages of upstream files the series
+# changes (their tests are upstream's), one per line.
+upstream_unit_packages() {
+  git -C "${TREE}" diff --name-only "${RELEASE}" HEAD -- '*.go' |
+    while read -r f; do
+      if git -C "${TREE}" cat-file -e "${RELEASE}:${f}" 2>/dev/null; then
+        echo "./$(dirname "${f}")/"
+      fi
+    done | sort -u
+}
+
+run() {
+  featureflags::log "$*"
+  (cd "${TREE}" && "$@")
+}
+
+skips() {
+  local log=$1
+  "${FEATUREFLAGS_ROOT}/hack/report-skips.sh" "${log}"
+}
+
+featureflags::tree::ensure
+featureflags::etcd::path
+export FEATUREFLAGS_BIN_DIR="${BIN}" FEATUREFLAGS_ROOT
+case "${1:-}" in
+  unit)
+    mapfile -t upstream < <(upstream_unit_packages)
+    run go test ${GOTEST_FLAGS:-} "${OUR_UNIT_PKGS[@]}" "${upstream[@]}"
+    featureflags::log "hack/tools/tree"
+    (cd "${FEATUREFLAGS_ROOT}/hack/tools/tree" && go test ${GOTEST_FLAGS:-} ./...) ;;
+  integration)
+    skip_log="${FEATUREFLAGS_ROOT}/_output/skipped-integration-checks.txt"
+    rm -f "${skip_log}"
+    export FEATUREFLAGS_SKIP_LOG="${skip_log}"
+    # No package runs over 10 minutes on a 2-core machine.
+    run go test ${GOTEST_FLAGS:-} -p 1 -timeout 10m "${OUR_INTEGRATION_PKGS[@]}"
+    for spec in "${UPSTREAM_INTEGRATION[@]}"; do
+      # shellcheck disable=SC2086 # a package and its go test flags
+      run go test ${GOTEST_FLAGS:-} -timeout 10m ${spec}
+    done
+    skips "${skip_log}" ;;
+  upstream)
+    run go test ${GOTEST_FLAGS:-} -p 1 -timeout 60m "${UPSTREAM_INTEGRATION_ALL[@]}" ;;
+  e2e)
+    FEATUREFLAGS_E2E=1 FEATUREFLAGS_E2E_NODE=1 run go test ${GOTEST_FLAGS:-} -p 1 -timeout 60m -v ./test/e2e_features/... ;;
+  e2e-faults)
+    FEATUREFLAGS_E2E=1 run go test ${GOTEST_FLAGS:-} -p 1 -timeout 60m -v ./test/e2e_features/faults/... ;;
+  bench)
+    run go test -run '^$' -bench . -benchmem "${OUR_UNIT_PKGS[@]}" "${OUR_INTEGRATION_PKGS[@]}" \
+      ./staging/src/k8s.io/component-base/featuregate/ | "${FEATUREFLAGS_ROOT}/hack/bench-ratios.sh" ;;
+  *)
+    sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+    exit 2 ;;
+esac

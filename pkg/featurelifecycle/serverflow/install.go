@@ -1,0 +1,191 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package serverflow installs the server flow of the feature lifecycle
+// (KEP-3920) in kube-apiserver: its flags (Options) and its post-start
+// hooks, one per job: announcing a Feature for every gate, reporting the
+// apiserver's own values, and leading Features through their transitions.
+package serverflow
+
+import (
+	"context"
+	"fmt"
+
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/features/follow"
+	"k8s.io/features/report"
+	"k8s.io/klog/v2"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle"
+	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi"
+	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
+)
+
+// Names of the post-start hooks.
+const (
+	AnnounceHookName   = "start-feature-lifecycle-announcer"
+	ReportHookName     = "start-feature-lifecycle-reporter"
+	ControllerHookName = "start-feature-lifecycle-controller"
+)
+
+// Install adds the server flow's post-start hooks to server, when
+// features.k8s.io/v1alpha1 is served (the FeatureLifecycle gate is checked
+// by the caller). gate is the apiserver's feature gate; config its generic
+// configuration, whose storage the tasks' stores open without a watch
+// cache; opts its flags (nil: the defaults).
+func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, gate featuregate.MutableVersionedFeatureGate, opts *Options) error {
+	if !config.MergedResourceConfig.ResourceEnabled(featuresv1alpha1.SchemeGroupVersion.WithResource("features")) {
+		klog.V(2).InfoS("Not starting the feature lifecycle: features.k8s.io/v1alpha1 is not served (--runtime-config)")
+		return nil
+	}
+	if opts == nil {
+		opts = NewOptions()
+	}
+	identity := server.APIServerID
+	if identity == "" {
+		return fmt.Errorf("the feature lifecycle needs the apiserver's identity lease (the APIServerIdentity feature gate)")
+	}
+	optIns, err := opts.Controller.OptIns(nil)
+	if err != nil {
+		return err
+	}
+
+	if err := server.AddPostStartHook(AnnounceHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+		client, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		announcer := &featurelifecycle.Announcer{Client: client, Gate: gate, Namespace: featurelifecycle.KubeNamespace, Workers: 8}
+		go func(ctx context.Context) {
+			if err := announcer.Run(ctx); err != nil && ctx.Err() == nil {
+				klog.FromContext(ctx).Error(err, "Announcing features failed")
+			}
+		}(hookContext)
+		return nil
+	}); err != nil {
+		return err
+	}
+
+	if err := server.AddPostStartHook(ReportHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+		client, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		return startReporting(hookContext, client, gate, identity, optIns, opts)
+	}); err != nil {
+		return err
+	}
+
+	// The tasks open the resources' own registry stores on the apiserver's
+	// storage, without its watch cache. Strategies that validate against the
+	// cluster (a resource claim's namespace, an RBAC object's escalation)
+	// ask this apiserver, as its own stores do.
+	stores := migrator.NewStores(config.RESTOptionsGetter, upstreamstores.Config{
+		Loopback:   config.LoopbackClientConfig,
+		Authorizer: config.Authorization.Authorizer,
+	})
+	return server.AddPostStartHook(ControllerHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+		client, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		if err := turningoffapi.Start(hookContext, client); err != nil {
+			return err
+		}
+		env := tasks.Env{Stores: stores, Migration: opts.Migration, Limiter: migrator.NewLimiter(opts.Migration)}
+		controller, err := featurelifecycle.NewController(identity, gate, client, client, env, opts.Controller)
+		if err != nil {
+			return err
+		}
+		go func(ctx context.Context) {
+			controller.Run(ctx)
+			// The tasks' stores hold etcd clients of their own.
+			stores.Destroy()
+		}(hookContext)
+		return nil
+	})
+}
+
+// startReporting keeps the apiserver's own FeatureReport, with the value of
+// every gate it knows, and makes its Dynamic gates follow their Features'
+// desired state while it runs.
+func startReporting(ctx context.Context, client kubernetes.Interface, gate featuregate.MutableVersionedFeatureGate, identity string,
+	optIns map[featuregate.Feature]featuresv1alpha1.FeatureManagement, opts *Options) error {
+	var reporter *report.Reporter
+	var follower *follow.Follower
+	dynamic := map[featuregate.Feature]bool{}
+	for g, mode := range optIns {
+		if mode == featuresv1alpha1.FeatureManagementDynamic {
+			dynamic[g] = true
+		}
+	}
+	if len(dynamic) > 0 {
+		follower = follow.NewFollower(gate, client, follow.Options{
+			Namespace: featurelifecycle.KubeNamespace,
+			Modes:     []featuresv1alpha1.FeatureManagement{featuresv1alpha1.FeatureManagementDynamic},
+			Gates:     dynamic,
+			// --feature-gates gives a Dynamic gate its first value.
+			OverrideConfigured: true,
+			OnChange: func() {
+				if reporter != nil {
+					reporter.Changed()
+				}
+			},
+		})
+	}
+	reporter, err := report.NewReporter(gate, client, report.Options{
+		Component:      featuresv1alpha1.APIServerComponent,
+		Identity:       identity,
+		Namespace:      featurelifecycle.KubeNamespace,
+		ReportAllKnown: true,
+		// The apiserver's identity lease says it is alive.
+		HolderLease: &featuresv1alpha1.FeatureReportLease{Namespace: leader.IdentityLeaseNamespace, Name: identity},
+		QPS:         opts.ReportQPS,
+		Burst:       opts.ReportBurst,
+		// The version the reported values hold for: the leaders describe
+		// Features at the lowest one among live apiservers.
+		Annotations: map[string]string{featuresv1alpha1.EmulationVersionAnnotation: featurelifecycle.VersionOf(gate)},
+		// The report says which gates the flags opt into Central and
+		// Dynamic (validated at start).
+		Management: func(g featuregate.Feature) (featuresv1alpha1.FeatureManagement, bool) {
+			if mode, ok := optIns[g]; ok {
+				return mode, false
+			}
+			if follower != nil {
+				return follower.Management(g)
+			}
+			return "", false
+		},
+	})
+	if err != nil {
+		return err
+	}
+	go reporter.Run(ctx)
+	if follower != nil {
+		go func() {
+			if err := follower.Start(ctx); err != nil && ctx.Err() == nil {
+				klog.FromContext(ctx).Error(err, "Following the desired state of Dynamic features failed")
+			}
+		}()
+	}
+	return nil
+}

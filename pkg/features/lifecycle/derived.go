@@ -1,0 +1,792 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/batch"
+	api "k8s.io/kubernetes/pkg/apis/core"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
+	"k8s.io/kubernetes/pkg/features/inventory"
+)
+
+// Names of the tasks derived from the gate inventory. They are unique
+// within a transition.
+const (
+	// DerivedClearFieldsTask clears the fields a gate guards from every
+	// object that may be rewritten.
+	DerivedClearFieldsTask = "clear-fields"
+	// DerivedClearTemplatesTask (opt-in) clears them from the pod
+	// templates of workloads, which rolls out new pods.
+	DerivedClearTemplatesTask = "clear-pod-template-fields"
+	// DerivedWaitForJobsTask waits for Jobs that use them (a Job's
+	// template cannot be rewritten).
+	DerivedWaitForJobsTask = "wait-for-no-jobs"
+	// DerivedWaitForPodsTask waits for pods that use them (a pod's spec
+	// cannot be rewritten).
+	DerivedWaitForPodsTask = "wait-for-no-pods"
+	// derivedWaitForResourcePrefix starts the name of the task that waits
+	// for the objects of a resource served only with the gate.
+	derivedWaitForResourcePrefix = "wait-for-no-"
+	// derivedDeleteResourcePrefix starts the name of the opt-in task that
+	// deletes them.
+	derivedDeleteResourcePrefix = "delete-"
+	// derivedWaitForImmutablePrefix starts the name of the task that waits
+	// for the objects of an immutable resource (other than Jobs and pods)
+	// that use what a gate guards.
+	derivedWaitForImmutablePrefix = "wait-for-unused-"
+	// derivedWaitForValuesSuffix ends the name of the task that waits for
+	// the objects of a resource that set a field to a value validation
+	// refuses with the gate off (wait-for-no-<resource>-values).
+	derivedWaitForValuesSuffix = "-values"
+)
+
+// maxRefusalQuote bounds how much of validation's answer a derived task's
+// description quotes.
+const maxRefusalQuote = 240
+
+// maxDerivedDescription bounds a derived task's description: the API's
+// limit is 1024 bytes, and OptIn adds a sentence.
+const maxDerivedDescription = 850
+
+var (
+	// immutable are the resources whose objects cannot lose what a gate
+	// guards by a rewrite: a pod's spec and a Job's spec (its pod template
+	// above all) are immutable, and so are the specs of ResourceClaims,
+	// ResourceClaimTemplates and ResourcePoolStatusRequests (validation
+	// refuses any change: the on → use → off harness saw clear-fields
+	// retry them forever). Their derived tasks wait for the objects to go.
+	immutable = map[schema.GroupResource]bool{
+		api.Resource("pods"):   true,
+		batch.Resource("jobs"): true,
+		{Group: "resource.k8s.io", Resource: "resourceclaims"}:             true,
+		{Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}:     true,
+		{Group: "resource.k8s.io", Resource: "resourcepoolstatusrequests"}: true,
+	}
+	podResource = api.Resource("pods")
+	jobResource = batch.Resource("jobs")
+)
+
+// Registry returns the lifecycle registry transitions are planned from:
+// the lifecycles Derived from the gate inventory, with every explicit
+// entry of Lifecycles in place of the derived one of its gate, and the
+// built-in version-keyed tasks (StorageVersionMigrations) added to the
+// lifecycle of their gate.
+func Registry() map[featuregate.Feature]Lifecycle {
+	derived, err := Derived()
+	if err != nil {
+		// The inventory is checked by unit tests and make verify; a
+		// binary built from a tree that passes them cannot get here.
+		klog.ErrorS(err, "Deriving lifecycles from the gate inventory; using the explicit registrations only")
+	}
+	out := make(map[featuregate.Feature]Lifecycle, len(derived)+len(Lifecycles))
+	maps.Copy(out, derived)
+	maps.Copy(out, Lifecycles)
+	// The built-in version-keyed tasks: storage version migrations.
+	vc, err := inventory.LoadVersionChanges()
+	if err == nil {
+		var migrations map[featuregate.Feature]Lifecycle
+		if migrations, err = StorageVersionMigrations(vc); err == nil {
+			withVersionTasks(out, migrations)
+		}
+	}
+	if err != nil {
+		// Checked by unit tests and make verify, as above.
+		klog.ErrorS(err, "Building the storage version migrations; none will run")
+	}
+	return out
+}
+
+// Derived returns, built once, the lifecycle of every gate the inventory
+// (pkg/features/inventory) lists with a footprint, with no per-gate code:
+//
+//  1. clear-fields: ClearFields of exactly the paths the inventory records
+//     for the gate, on every resource whose objects may be rewritten;
+//  2. clear-pod-template-fields (opt-in: it rolls out new pods): the pod
+//     spec paths, cleared from the pod template of every workload but
+//     Jobs;
+//  3. wait-for-no-jobs and wait-for-no-pods: WaitForAbsence of Jobs and
+//     pods that use the paths (their specs are immutable), naming them;
+//     wait-for-unused-<resource> likewise for the other immutable
+//     resources (ResourceClaims, ResourceClaimTemplates,
+//     ResourcePoolStatusRequests);
+//  4. wait-for-no-<resource>-values: WaitForAbsence of the objects of a
+//     resource that set a field to a value upstream's validation refuses
+//     with the gate off (the inventory's refusedValues), naming the field
+//     and the values;
+//  5. delete-<resource> (opt-in) and wait-for-no-<resource>: deleting and
+//     waiting for the objects of every resource served only while the
+//     gate is on (nobody can reach them through the API once it is off).
+//
+// A pod spec path the inventory found under one workload (or pods) is
+// applied to all of them: upstream drops pod spec fields with one function
+// for pods and every template, and the fuzzers do not pick every one-of
+// choice for every resource. Paths the strategy only changes (derived
+// values) are never cleared. A path the strategy drops only for some of
+// its values (the inventory's keeps: an init container's restartPolicy but
+// Always) is neither cleared nor waited for where it holds a kept value;
+// a pod spec path keeps the values any resource keeps (one function drops
+// them for all).
+//
+// A path whose clearing upstream refuses to store (inventory.RefusedRewrites:
+// an immutable field, a one-of left with no choice) is not cleared: objects
+// that set it are waited for (wait-for-unused-<resource>), the message
+// saying why; such a path of a pod template is left out of
+// clear-pod-template-fields.
+var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) {
+	inv, err := inventory.Load()
+	if err != nil {
+		return nil, err
+	}
+	refused, err := inventory.LoadRefusedRewrites()
+	if err != nil {
+		return nil, err
+	}
+	return DeriveFrom(inv, refused)
+})
+
+// DeriveFrom derives the lifecycles of inv's gates (see Derived), with
+// the rewrites refused tells (nil: none known, as the generator that finds
+// them starts).
+func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (map[featuregate.Feature]Lifecycle, error) {
+	if refused == nil {
+		refused = &inventory.RefusedRewrites{}
+	}
+	templates, err := podTemplatePrefixes(inv)
+	if err != nil {
+		return nil, err
+	}
+	out := map[featuregate.Feature]Lifecycle{}
+	gates := slices.Sorted(maps.Keys(inv.Gates))
+	for _, g := range slices.Sorted(maps.Keys(inv.ResourcesServedOnlyWith)) {
+		if _, ok := inv.Gates[g]; !ok {
+			gates = append(gates, g)
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(inv.RefusedValues)) {
+		if !slices.Contains(gates, g) {
+			gates = append(gates, g)
+		}
+	}
+	for _, g := range gates {
+		lc, err := derive(inv, templates, refused.Refused(g), g)
+		if err != nil {
+			return nil, fmt.Errorf("deriving the lifecycle of %s from the gate inventory: %w", g, err)
+		}
+		out[featuregate.Feature(g)] = lc
+	}
+	return out, nil
+}
+
+// derive builds one gate's lifecycle (see Derived); refused are, per
+// resource, the paths whose clearing is refused, with why.
+func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, refused map[schema.GroupResource]map[string]string, gate string) (Lifecycle, error) {
+	var (
+		fp       = inv.Gates[gate]
+		podSpec  = map[string]fieldpath.Path{}                 // relative to a pod spec
+		own      = map[schema.GroupResource][]fieldpath.Path{} // other paths
+		lc       Lifecycle
+		paths    = fp.FieldPaths()
+		resource = slices.SortedFunc(maps.Keys(paths), compareGR)
+		// keeps are the kept values of a path, by resource and path.
+		keeps   = map[schema.GroupResource]map[string][]string{}
+		relKeep = map[string][]string{} // of pod spec paths
+	)
+	for _, gr := range resource {
+		keeps[gr] = map[string][]string{}
+		for _, p := range leaves(paths[gr]) {
+			kept := fp.KeptValues(gr, p.String())
+			if prefix, ok := templates[gr]; ok {
+				if rel, ok := p.TrimPrefix(prefix); ok {
+					podSpec[rel.String()] = rel
+					relKeep[rel.String()] = union(relKeep[rel.String()], kept)
+					continue
+				}
+			}
+			own[gr] = append(own[gr], p)
+			keeps[gr][p.String()] = kept
+		}
+	}
+	rel := make([]fieldpath.Path, 0, len(podSpec))
+	for _, k := range slices.Sorted(maps.Keys(podSpec)) {
+		rel = append(rel, podSpec[k])
+	}
+	rel = leaves(rel)
+	// What each resource holds: its own paths, and the pod spec paths
+	// under its template.
+	holds := map[schema.GroupResource][]fieldpath.Path{}
+	for gr, ps := range own {
+		holds[gr] = append(holds[gr], ps...)
+	}
+	if len(rel) > 0 {
+		for gr, prefix := range templates {
+			if keeps[gr] == nil {
+				keeps[gr] = map[string][]string{}
+			}
+			for _, r := range rel {
+				p := prefix.Join(r)
+				holds[gr] = append(holds[gr], p)
+				keeps[gr][p.String()] = relKeep[r.String()]
+			}
+		}
+	}
+
+	// 1. Fields of objects that may be rewritten.
+	var clear []tasks.FieldClearer
+	var cleared []string
+	for _, gr := range slices.SortedFunc(maps.Keys(own), compareGR) {
+		ps := allowed(own[gr], refused[gr])
+		if immutable[gr] || len(ps) == 0 {
+			continue
+		}
+		c, err := pathClearer(inv, gr, ps, keeps[gr])
+		if err != nil {
+			return lc, err
+		}
+		clear = append(clear, c)
+		cleared = append(cleared, fmt.Sprintf("%s of %s", describePaths(ps, keeps[gr]), gr.String()))
+	}
+	if len(clear) > 0 {
+		lc.OnDisable = append(lc.OnDisable, tasks.ClearFieldsOf(DerivedClearFieldsTask,
+			shorten(fmt.Sprintf("Clear what %s guards from every stored object: %s.", gate, strings.Join(cleared, "; "))), clear))
+	}
+
+	// 2. Pod templates (opt-in).
+	if len(rel) > 0 {
+		var targets []tasks.FieldClearer
+		for _, gr := range slices.SortedFunc(maps.Keys(templates), compareGR) {
+			if immutable[gr] {
+				continue
+			}
+			ps := make([]fieldpath.Path, len(rel))
+			for i, r := range rel {
+				ps[i] = templates[gr].Join(r)
+			}
+			if ps = allowed(ps, refused[gr]); len(ps) == 0 {
+				continue
+			}
+			c, err := pathClearer(inv, gr, ps, keeps[gr])
+			if err != nil {
+				return lc, err
+			}
+			targets = append(targets, c)
+		}
+		if len(targets) > 0 {
+			specKeep := map[string][]string{}
+			for i, p := range podSpecPaths(rel) {
+				specKeep[p.String()] = relKeep[rel[i].String()]
+			}
+			lc.OnDisable = append(lc.OnDisable, tasks.OptIn(tasks.ClearFieldsOf(DerivedClearTemplatesTask,
+				shorten(fmt.Sprintf("Clear %s of pod specs from the pod template of every workload (but Jobs); this rolls out new pods.", describePaths(podSpecPaths(rel), specKeep))), targets)))
+		}
+	}
+
+	// 3. Objects that cannot be rewritten: Jobs and pods, then the other
+	// immutable resources the gate has paths in.
+	waits := []struct {
+		gr   schema.GroupResource
+		name string
+	}{{jobResource, DerivedWaitForJobsTask}, {podResource, DerivedWaitForPodsTask}}
+	for _, gr := range slices.SortedFunc(maps.Keys(immutable), compareGR) {
+		if gr != jobResource && gr != podResource {
+			waits = append(waits, struct {
+				gr   schema.GroupResource
+				name string
+			}{gr, taskName(derivedWaitForImmutablePrefix, gr)})
+		}
+	}
+	for _, w := range waits {
+		ps := holds[w.gr]
+		if len(ps) == 0 {
+			continue
+		}
+		uses, err := pathHolder(inv, w.gr, ps, keeps[w.gr])
+		if err != nil {
+			return lc, err
+		}
+		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(w.name,
+			shorten(fmt.Sprintf("Wait until no %s sets %s; delete those %s to go on.", singular(w.gr), describePaths(ps, keeps[w.gr]), w.gr.Resource)),
+			w.gr, shorten(describePaths(ps, keeps[w.gr])), uses))
+	}
+	// Paths upstream refuses to store objects without (but those of pod
+	// templates, which only the opt-in task clears).
+	for _, gr := range slices.SortedFunc(maps.Keys(refused), compareGR) {
+		var ps []fieldpath.Path
+		var whys []string
+		for _, p := range own[gr] {
+			if why, ok := refused[gr][p.String()]; ok {
+				ps = append(ps, p)
+				if !slices.Contains(whys, why) {
+					whys = append(whys, why)
+				}
+			}
+		}
+		if len(ps) == 0 || immutable[gr] {
+			continue
+		}
+		uses, err := pathHolder(inv, gr, ps, keeps[gr])
+		if err != nil {
+			return lc, err
+		}
+		why := strings.Join(whys, "; ")
+		if len(why) > maxRefusalQuote {
+			why = why[:maxRefusalQuote] + "..."
+		}
+		lc.OnDisable = append(lc.OnDisable, tasks.WaitForAbsence(taskName(derivedWaitForImmutablePrefix, gr),
+			shorten(fmt.Sprintf("Wait until no %s sets %s: %s refuses to store one without them (%s). Delete those %s to go on.",
+				singular(gr), describePaths(ps, keeps[gr]), gr.String(), why, gr.Resource)),
+			gr, shorten(describePaths(ps, keeps[gr])), uses))
+	}
+
+	// 4. Values validation refuses with the gate off.
+	values, err := valueTasks(inv, templates, gate)
+	if err != nil {
+		return lc, err
+	}
+	lc.OnDisable = append(lc.OnDisable, values...)
+
+	// 5. Resources served only with the gate.
+	for _, gr := range inv.ServedOnlyWith(gate) {
+		if _, err := migrator.NewObject(gr); err != nil {
+			return lc, err
+		}
+		lc.OnDisable = append(lc.OnDisable, servedOnlyWithTasks(gate, gr)...)
+	}
+	return lc, nil
+}
+
+// allowed returns the paths of ps whose clearing is not refused.
+func allowed(ps []fieldpath.Path, refused map[string]string) []fieldpath.Path {
+	var out []fieldpath.Path
+	for _, p := range ps {
+		if _, no := refused[p.String()]; !no {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PathClearer returns a FieldClearer that clears paths, written as the
+// gate inventory writes them for gr, from internal objects of gr: what a
+// derived clear-fields task does to gr, for the generator that finds the
+// paths whose clearing is refused.
+func PathClearer(gr schema.GroupResource, paths ...string) (tasks.FieldClearer, error) {
+	inv, err := inventory.Load()
+	if err != nil {
+		return tasks.FieldClearer{}, err
+	}
+	ps := make([]fieldpath.Path, len(paths))
+	for i, p := range paths {
+		if ps[i], err = fieldpath.Parse(p); err != nil {
+			return tasks.FieldClearer{}, err
+		}
+	}
+	return pathClearer(inv, gr, ps, nil)
+}
+
+// valueTasks are the tasks waiting for the objects that set a field to a
+// value validation refuses once gate is off, one per resource. As for
+// fields, a pod spec path found under one resource holding a pod spec is
+// applied to all of them, with the values found under any.
+func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+	refused := inv.Refused(gate)
+	if len(refused) == 0 {
+		return nil, nil
+	}
+	byRes := map[schema.GroupResource]map[string][]string{}
+	add := func(gr schema.GroupResource, p string, values []string) {
+		if byRes[gr] == nil {
+			byRes[gr] = map[string][]string{}
+		}
+		byRes[gr][p] = union(byRes[gr][p], values)
+	}
+	rel := map[string][]string{}
+	for gr, paths := range refused {
+		for p, values := range paths {
+			if prefix, ok := templates[gr]; ok {
+				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok {
+					rel[r.String()] = union(rel[r.String()], values)
+					continue
+				}
+			}
+			add(gr, p, values)
+		}
+	}
+	for gr, prefix := range templates {
+		for r, values := range rel {
+			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), values)
+		}
+	}
+	var out []tasks.Task
+	for _, gr := range slices.SortedFunc(maps.Keys(byRes), compareGR) {
+		var (
+			paths []fieldpath.Path
+			keeps []func(interface{}) bool
+			what  []string // "path V1 or V2", for the message
+			sets  []string // "path to V1 or V2", for the description
+		)
+		for _, p := range slices.Sorted(maps.Keys(byRes[gr])) {
+			values := byRes[gr][p]
+			paths = append(paths, fieldpath.MustParse(p)) // checked by inventory.Parse
+			keeps = append(keeps, allBut(values))
+			what = append(what, fmt.Sprintf("%s %s", p, strings.Join(values, " or ")))
+			sets = append(sets, fmt.Sprintf("%s to %s", p, strings.Join(values, " or ")))
+		}
+		uses, err := holder(inv, gr, paths, keeps)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tasks.WaitForAbsence(valuesTaskName(gr),
+			shorten(fmt.Sprintf("Wait until no %s sets %s: validation refuses these values once %s is Off. Change or delete those %s to go on.",
+				singular(gr), strings.Join(sets, "; "), gate, gr.Resource)),
+			gr, shorten(strings.Join(what, "; ")), uses))
+	}
+	return out, nil
+}
+
+// allBut returns a keep function accepting every value but the strings
+// values.
+func allBut(values []string) func(interface{}) bool {
+	refused := fieldpath.KeepStrings(values)
+	return func(v interface{}) bool { return !refused(v) }
+}
+
+// valuesTaskName names the task waiting for the objects of gr that set
+// refused values, a DNS label of at most 63 characters.
+func valuesTaskName(gr schema.GroupResource) string {
+	name := derivedWaitForResourcePrefix + strings.ReplaceAll(gr.String(), ".", "-")
+	if limit := 63 - len(derivedWaitForValuesSuffix); len(name) > limit {
+		name = strings.TrimRight(name[:limit], "-")
+	}
+	return name + derivedWaitForValuesSuffix
+}
+
+// servedOnlyWithTasks are the tasks of a resource served only while gate is
+// on: deleting its stored objects (opt-in), then waiting until none is
+// stored. While the Feature is TurningOff kube-apiserver serves the
+// resource to read and delete (pkg/featurelifecycle/turningoffapi), so an
+// admin can also delete them by hand; once it is Off nobody can.
+func servedOnlyWithTasks(gate string, gr schema.GroupResource) []tasks.Task {
+	return []tasks.Task{
+		tasks.OptIn(tasks.DeleteObjects(taskName(derivedDeleteResourcePrefix, gr),
+			shorten(fmt.Sprintf("Delete every stored %s: they are not served once %s is Off.", gr.String(), gate)), gr)),
+		tasks.WaitForAbsence(taskName(derivedWaitForResourcePrefix, gr),
+			shorten(fmt.Sprintf("Wait until no %s is stored: they are not served once %s is Off. Delete them (served to read and delete while the Feature is TurningOff), or opt in to %s, to go on.",
+				gr.String(), gate, taskName(derivedDeleteResourcePrefix, gr))),
+			gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }),
+	}
+}
+
+// leaves returns paths without those another of them extends: when a drop
+// rule empties the struct that held the field it dropped, the fuzzers show
+// the struct as dropped too (ContainerStopSignals' ephemeral containers'
+// lifecycle); clearing the struct would also clear fields of other gates,
+// so only the field goes.
+func leaves(paths []fieldpath.Path) []fieldpath.Path {
+	var out []fieldpath.Path
+	for _, p := range paths {
+		parent := false
+		for _, q := range paths {
+			if _, ok := q.TrimPrefix(p); ok {
+				parent = true
+				break
+			}
+		}
+		if !parent {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pathClearer returns a FieldClearer that clears paths (written in the
+// version the inventory compared gr in) from internal objects of gr, but
+// where a path holds one of its values in keep (by path).
+func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
+	gv, err := inv.Version(gr)
+	if err != nil {
+		return tasks.FieldClearer{}, err
+	}
+	keeps := keepFuncs(paths, keep)
+	return tasks.FieldClearer{Resource: gr, Clear: func(obj runtime.Object) bool {
+		u, err := toUnstructured(obj, gv)
+		if err != nil {
+			klog.ErrorS(err, "Reading an object to clear fields", "resource", gr.String())
+			return false
+		}
+		changed := false
+		for i, p := range paths {
+			if p.ClearUnless(u, keeps[i]) {
+				changed = true
+			}
+		}
+		if !changed {
+			return false
+		}
+		if err := fromUnstructured(u, gv, obj); err != nil {
+			klog.ErrorS(err, "Writing back an object with fields cleared", "resource", gr.String())
+			return false
+		}
+		return true
+	}}, nil
+}
+
+// pathHolder returns whether an object of gr (internal, or versioned and
+// then converted) sets any of paths to a value not in keep (by path); an
+// object of another kind sets none.
+func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
+	return holder(inv, gr, paths, keepFuncs(paths, keep))
+}
+
+// holder returns whether an object of gr (internal, or versioned and then
+// converted) sets any of paths to a value the keep function of the path
+// (keeps[i], nil for none) does not accept; an object of another kind sets
+// none.
+func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (func(runtime.Object) bool, error) {
+	gv, err := inv.Version(gr)
+	if err != nil {
+		return nil, err
+	}
+	example, err := migrator.NewObject(gr)
+	if err != nil {
+		return nil, err
+	}
+	kind := reflect.TypeOf(example)
+	internal := schema.GroupVersion{Group: gr.Group, Version: runtime.APIVersionInternal}
+	return func(obj runtime.Object) bool {
+		if obj == nil {
+			return false
+		}
+		if reflect.TypeOf(obj) != kind {
+			// A versioned object of gr's kind is read in its internal
+			// version; an object of any other kind holds nothing.
+			converted, err := legacyscheme.Scheme.ConvertToVersion(obj.DeepCopyObject(), internal)
+			if err != nil || reflect.TypeOf(converted) != kind {
+				return false
+			}
+			obj = converted
+		}
+		u, err := toUnstructured(obj, gv)
+		if err != nil {
+			// Counted as a use: the transition must not end on an object
+			// it could not read.
+			klog.ErrorS(err, "Reading an object for the fields of a gate", "resource", gr.String())
+			return true
+		}
+		for i, p := range paths {
+			if p.HasUnless(u, keeps[i]) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+// keepFuncs returns, for each of paths, the function accepting its values
+// in keep (nil, accepting none, for a path without kept values).
+func keepFuncs(paths []fieldpath.Path, keep map[string][]string) []func(interface{}) bool {
+	out := make([]func(interface{}) bool, len(paths))
+	for i, p := range paths {
+		out[i] = fieldpath.KeepStrings(keep[p.String()])
+	}
+	return out
+}
+
+// union returns the values of a and b, sorted, without repeats.
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// toUnstructured converts an internal object to gv, as a map.
+func toUnstructured(obj runtime.Object, gv schema.GroupVersion) (map[string]interface{}, error) {
+	versioned, err := legacyscheme.Scheme.ConvertToVersion(obj.DeepCopyObject(), gv)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(versioned)
+}
+
+// fromUnstructured converts u, an object of gv, to obj's internal type and
+// replaces *obj with it.
+func fromUnstructured(u map[string]interface{}, gv schema.GroupVersion, obj runtime.Object) error {
+	kinds, _, err := legacyscheme.Scheme.ObjectKinds(obj)
+	if err != nil {
+		return err
+	}
+	versioned, err := legacyscheme.Scheme.New(gv.WithKind(kinds[0].Kind))
+	if err != nil {
+		return err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, versioned); err != nil {
+		return err
+	}
+	internal := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(runtime.Object)
+	if err := legacyscheme.Scheme.Convert(versioned, internal, nil); err != nil {
+		return err
+	}
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(internal).Elem())
+	return nil
+}
+
+var podSpecType = reflect.TypeFor[corev1.PodSpec]()
+
+// podTemplatePrefixes finds, for every resource of the inventory whose
+// objects hold a pod spec (pods and every workload), the path of that pod
+// spec in the version the inventory compared it in, by walking the Go type.
+func podTemplatePrefixes(inv *inventory.Inventory) (map[schema.GroupResource]fieldpath.Path, error) {
+	out := map[schema.GroupResource]fieldpath.Path{}
+	for r := range inv.Resources {
+		gr := schema.ParseGroupResource(r)
+		obj, err := migrator.NewObject(gr)
+		if err != nil {
+			continue // served without a store we can open: nothing to clear
+		}
+		gv, err := inv.Version(gr)
+		if err != nil {
+			return nil, err
+		}
+		kinds, _, err := legacyscheme.Scheme.ObjectKinds(obj)
+		if err != nil {
+			return nil, err
+		}
+		versioned, err := legacyscheme.Scheme.New(gv.WithKind(kinds[0].Kind))
+		if err != nil {
+			return nil, err
+		}
+		if p := findPodSpec(reflect.TypeOf(versioned).Elem(), nil, 0); p != nil {
+			out[gr] = p
+		}
+	}
+	return out, nil
+}
+
+// findPodSpec returns the JSON path of the first corev1.PodSpec field in t,
+// depth first, or nil.
+func findPodSpec(t reflect.Type, prefix fieldpath.Path, depth int) fieldpath.Path {
+	if depth > 6 || t.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous || name == "" || name == "-" || name == "metadata" || name == "status" {
+			continue
+		}
+		path := append(slices.Clone(prefix), fieldpath.Segment{Field: name})
+		if ft == podSpecType {
+			return path
+		}
+		if p := findPodSpec(ft, path, depth+1); p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// taskName names a task on the objects of gr, a DNS label of at most 63
+// characters.
+func taskName(prefix string, gr schema.GroupResource) string {
+	name := prefix + strings.ReplaceAll(gr.String(), ".", "-")
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-")
+	}
+	return name
+}
+
+// podSpecPaths returns paths relative to a pod spec as paths of a pod.
+func podSpecPaths(rel []fieldpath.Path) []fieldpath.Path {
+	spec := fieldpath.Path{{Field: "spec"}}
+	out := make([]fieldpath.Path, len(rel))
+	for i, r := range rel {
+		out[i] = spec.Join(r)
+	}
+	return out
+}
+
+// describePaths is joinPaths saying, after a path with kept values, which
+// values are left alone.
+func describePaths(ps []fieldpath.Path, keep map[string][]string) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+		if k := keep[p.String()]; len(k) > 0 {
+			s[i] += " (but " + strings.Join(k, ", ") + ")"
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
+func joinPaths(ps []fieldpath.Path) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// shorten cuts s to maxDerivedDescription bytes, at a path boundary, and
+// says how much it left out.
+func shorten(s string) string {
+	if len(s) <= maxDerivedDescription {
+		return s
+	}
+	cut := strings.LastIndex(s[:maxDerivedDescription-32], ", ")
+	if cut < 0 {
+		cut = maxDerivedDescription - 32
+	}
+	return fmt.Sprintf("%s, ... (%d bytes more)", s[:cut], len(s)-cut)
+}
+
+func singular(gr schema.GroupResource) string {
+	return strings.TrimSuffix(gr.Resource, "s")
+}
+
+func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }
+
+// PodSpecPrefixes returns, for every resource of the gate inventory whose
+// objects hold a pod spec (pods and every workload), the path of that pod
+// spec in the version the inventory compared it in (spec, template.spec,
+// spec.template.spec, ...): where derived tasks look for pod spec paths.
+func PodSpecPrefixes() (map[schema.GroupResource]fieldpath.Path, error) {
+	inv, err := inventory.Load()
+	if err != nil {
+		return nil, err
+	}
+	return podTemplatePrefixes(inv)
+}

@@ -1,0 +1,162 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/apis/apps"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/utils/ptr"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
+	lifecyclefixtures "k8s.io/kubernetes/test/integration/features/lifecycle"
+)
+
+// maxDescriptionBytes is validation's bound on status.tasks[].description.
+const maxDescriptionBytes = 1024
+
+// TestLifecycles checks the declarations of the lifecycle registry: real,
+// kube gates that can change at some version the binary emulates, well-named tasks on resources the migrator's stores
+// can open, and a fixture for every gate.
+func TestLifecycles(t *testing.T) {
+	if len(Lifecycles) == 0 {
+		t.Fatal("the registry is empty")
+	}
+	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
+	supported := migrator.SupportedResources()
+	fixtures := lifecyclefixtures.Dir()
+	for gate, lc := range Lifecycles {
+		t.Run(string(gate), func(t *testing.T) {
+			spec, ok := known[gate]
+			if !ok {
+				t.Fatalf("%s is not a gate of kube-apiserver", gate)
+			}
+			if _, ok := changeableAt(gate); !ok {
+				t.Errorf("%s is locked to %t at every version this binary can emulate: it cannot change, it needs no lifecycle", gate, spec.Default)
+			}
+			if spec.PreRelease == featuregate.Deprecated {
+				t.Logf("%s is deprecated", gate)
+			}
+			checkTasks(t, lc, supported)
+			if _, err := lifecyclefixtures.Load(fixtures, gate); err != nil {
+				t.Errorf("a registration needs a fixture in testdata/%s (see testdata/README.md): %v", gate, err)
+			}
+		})
+	}
+
+	// Every fixture belongs to a registration.
+	gates, err := lifecyclefixtures.Gates(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry := Registry()
+	for _, gate := range gates {
+		if _, ok := registry[gate]; !ok {
+			t.Errorf("testdata/%s is the fixture of no registration, explicit or derived", gate)
+		}
+	}
+}
+
+// checkTasks checks the tasks of one lifecycle: well-named, unique in their
+// transition, described, valid, on resources the migrator's stores can open.
+func checkTasks(t *testing.T, lc Lifecycle, supported []schema.GroupResource) {
+	t.Helper()
+	for transition, list := range map[string][]tasks.Task{"OnEnable": lc.OnEnable, "OnDisable": lc.OnDisable} {
+		names := []string{tasks.WaitForUsesName}
+		for i, task := range list {
+			if task == nil {
+				t.Errorf("%s[%d] is nil", transition, i)
+				continue
+			}
+			name := task.Name()
+			for _, msg := range validation.IsDNS1123Label(name) {
+				t.Errorf("%s[%d]: task name %q: %s", transition, i, name, msg)
+			}
+			if slices.Contains(names, name) {
+				t.Errorf("%s[%d]: task name %q is not unique in the transition (wait-for-uses comes first)", transition, i, name)
+			}
+			names = append(names, name)
+			if d := task.Description(); d == "" || len(d) > maxDescriptionBytes {
+				t.Errorf("%s: the description must say what the task does, in at most %d bytes: %q", name, maxDescriptionBytes, d)
+			}
+			if v, ok := task.(interface{ Validate() error }); ok {
+				if err := v.Validate(); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+			if in, ok := task.(tasks.Inspector); ok {
+				if len(in.Resources()) == 0 {
+					t.Errorf("%s inspects no resource", name)
+				}
+				for _, gr := range in.Resources() {
+					if !slices.Contains(supported, gr) {
+						t.Errorf("%s reads %s, which the migrator's stores cannot open (supported: %v)", name, gr, supported)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLifecyclePredicates checks the declared predicates on hand-made
+// objects, including cases the fixtures do not show.
+func TestLifecyclePredicates(t *testing.T) {
+	ss := &apps.StatefulSet{}
+	if clearStatefulSetMaxUnavailable(ss) {
+		t.Error("OnDelete: nothing to clear")
+	}
+	ss.Spec.UpdateStrategy.RollingUpdate = &apps.RollingUpdateStatefulSetStrategy{Partition: 2}
+	if clearStatefulSetMaxUnavailable(ss) {
+		t.Error("no maxUnavailable: nothing to clear")
+	}
+	ss.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(2))
+	if !clearStatefulSetMaxUnavailable(ss) || ss.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable != nil || ss.Spec.UpdateStrategy.RollingUpdate.Partition != 2 {
+		t.Errorf("maxUnavailable must be cleared, and only it: %+v", ss.Spec.UpdateStrategy)
+	}
+
+	pod := &api.Pod{Spec: api.PodSpec{Volumes: []api.Volume{
+		{Name: "empty", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}},
+		{Name: "projected", VolumeSource: api.VolumeSource{Projected: &api.ProjectedVolumeSource{Sources: []api.VolumeProjection{
+			{ConfigMap: &api.ConfigMapProjection{}},
+			{PodCertificate: &api.PodCertificateProjection{}},
+		}}}},
+	}}}
+	if !usesPodCertificateProjection(pod) || usesClusterTrustBundleProjection(pod) || usesHostnameOverride(pod) {
+		t.Error("a podCertificate source in the second source of the second volume")
+	}
+	pod.Spec.Volumes[1].Projected.Sources[1] = api.VolumeProjection{ClusterTrustBundle: &api.ClusterTrustBundleProjection{}}
+	if usesPodCertificateProjection(pod) || !usesClusterTrustBundleProjection(pod) {
+		t.Error("a clusterTrustBundle source in the second source of the second volume")
+	}
+
+	spec := &api.PodSpec{Hostname: "h"}
+	if clearHostnameOverride(spec) {
+		t.Error("no hostnameOverride: nothing to clear")
+	}
+	spec.HostnameOverride = ptr.To("o")
+	if !usesHostnameOverride(&api.Pod{Spec: *spec}) || !clearHostnameOverride(spec) || spec.HostnameOverride != nil || spec.Hostname != "h" {
+		t.Errorf("hostnameOverride must be cleared, and only it: %+v", spec)
+	}
+}

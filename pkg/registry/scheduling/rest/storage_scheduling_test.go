@@ -1,0 +1,41 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rest_test
+
+import (
+	"testing"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi/turningoffapitesting"
+	"k8s.io/kubernetes/pkg/features"
+	schedulingrest "k8s.io/kubernetes/pkg/registry/scheduling/rest"
+)
+
+// TestServedWhileTurningOff checks the provider's hooks for the
+// GenericWorkload and CompositePodGroup gates' resources.
+func TestServedWhileTurningOff(t *testing.T) {
+	t.Run("GenericWorkload", func(t *testing.T) {
+		turningoffapitesting.CheckProvider(t, schedulingrest.RESTStorageProvider{}, features.GenericWorkload, map[string][]string{
+			"v1beta1":  {"podgroups", "workloads"},
+			"v1alpha3": {"podgroups", "workloads"},
+		})
+	})
+	t.Run("CompositePodGroup", func(t *testing.T) {
+		turningoffapitesting.CheckProvider(t, schedulingrest.RESTStorageProvider{}, features.CompositePodGroup, map[string][]string{
+			"v1alpha3": {"compositepodgroups"},
+		}, features.GenericWorkload, features.TopologyAwareWorkloadScheduling)
+	})
+}

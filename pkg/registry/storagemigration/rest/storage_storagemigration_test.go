@@ -1,0 +1,36 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rest_test
+
+import (
+	"testing"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi/turningoffapitesting"
+	"k8s.io/kubernetes/pkg/features"
+	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
+)
+
+// TestServedWhileTurningOff checks the provider's hook: with the
+// StorageVersionMigrator gate off, storageversionmigrations are built
+// wrapped to be served while the gate's Feature is TurningOff only when
+// FeatureLifecycle is on.
+func TestServedWhileTurningOff(t *testing.T) {
+	turningoffapitesting.CheckProvider(t, svmrest.RESTStorageProvider{}, features.StorageVersionMigrator, map[string][]string{
+		"v1":      {"storageversionmigrations"},
+		"v1beta1": {"storageversionmigrations"},
+	})
+}

@@ -1,0 +1,442 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.34
+// +k8s:prerelease-lifecycle-gen:deprecated=1.40
+
+// Feature records the lifecycle of one feature gate in a cluster: the state
+// the configuration asks for, the state the cluster has actually reached, which
+// components checked the gate and what they found, and the tasks that must
+// finish before a transition between On and Off is complete.
+//
+// Kubernetes' own gates live in kube-system; third parties use their own
+// namespace. The object name is the gate name in lower-case kebab form
+// (MaxUnavailableStatefulSet is max-unavailable-stateful-set).
+type Feature struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// spec is the desired state of the feature.
+	// +optional
+	Spec FeatureSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+
+	// status is the observed state of the feature. Only kube-apiserver and the
+	// components that report their uses of the gate write it.
+	// +optional
+	Status FeatureStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// FeatureDesiredState is the state a feature is asked to reach.
+// +enum
+type FeatureDesiredState string
+
+const (
+	// FeatureDesiredStateOn asks for the feature to be enabled.
+	FeatureDesiredStateOn FeatureDesiredState = "On"
+	// FeatureDesiredStateOff asks for the feature to be disabled.
+	FeatureDesiredStateOff FeatureDesiredState = "Off"
+)
+
+// FeatureManagement says where the desired state of a feature comes from,
+// and where components take the gate's value from.
+// +enum
+type FeatureManagement string
+
+const (
+	// FeatureManagementCommandLine means the desired state follows the value
+	// configured on the command line of the live kube-apiservers, and every
+	// component takes the value from its own command line.
+	FeatureManagementCommandLine FeatureManagement = "CommandLine"
+	// FeatureManagementCentral means the desired state follows the value
+	// configured on the command line of the live kube-apiservers, and the
+	// other components take it from the Feature instead of their own
+	// command line (unless it sets the gate explicitly).
+	FeatureManagementCentral FeatureManagement = "Central"
+	// FeatureManagementDynamic means an authorized client sets the desired
+	// state, and every component, kube-apiserver included, applies it while
+	// running.
+	FeatureManagementDynamic FeatureManagement = "Dynamic"
+)
+
+// FeatureSpec is the desired state of a Feature.
+type FeatureSpec struct {
+	// gate is the exact name of the feature gate, for example
+	// MaxUnavailableStatefulSet. Required and immutable.
+	// +required
+	Gate string `json:"gate" protobuf:"bytes,1,opt,name=gate"`
+
+	// desiredState is the state the feature should reach: On or Off. For
+	// command-line features kube-apiserver keeps it equal to the value
+	// configured on all live kube-apiservers.
+	// +optional
+	DesiredState FeatureDesiredState `json:"desiredState,omitempty" protobuf:"bytes,2,opt,name=desiredState,casttype=FeatureDesiredState"`
+
+	// management says where desiredState comes from, and where components
+	// take the gate's value from: CommandLine (the default), Central or
+	// Dynamic. kube-apiserver sets it, for a Feature of kube-system, to the
+	// mode its flags opt the gate into (--feature-lifecycle-central-gates,
+	// --feature-lifecycle-dynamic-gates) once every live kube-apiserver
+	// agrees.
+	// +optional
+	// +default="CommandLine"
+	Management FeatureManagement `json:"management,omitempty" protobuf:"bytes,3,opt,name=management,casttype=FeatureManagement"`
+}
+
+// FeatureState is the observed state of a feature.
+// +enum
+type FeatureState string
+
+const (
+	// FeatureStateOn means the feature is enabled and no task is left.
+	FeatureStateOn FeatureState = "On"
+	// FeatureStateOff means the feature is disabled and no task is left.
+	FeatureStateOff FeatureState = "Off"
+	// FeatureStateTurningOn means the feature is being enabled; tasks remain.
+	FeatureStateTurningOn FeatureState = "TurningOn"
+	// FeatureStateTurningOff means the feature is being disabled; tasks remain.
+	FeatureStateTurningOff FeatureState = "TurningOff"
+)
+
+// FeaturePreRelease is the maturity of a feature gate.
+// +enum
+type FeaturePreRelease string
+
+const (
+	// FeaturePreReleaseAlpha is an alpha gate.
+	FeaturePreReleaseAlpha FeaturePreRelease = "Alpha"
+	// FeaturePreReleaseBeta is a beta gate.
+	FeaturePreReleaseBeta FeaturePreRelease = "Beta"
+	// FeaturePreReleaseGA is a generally available gate.
+	FeaturePreReleaseGA FeaturePreRelease = "GA"
+	// FeaturePreReleaseDeprecated is a deprecated gate.
+	FeaturePreReleaseDeprecated FeaturePreRelease = "Deprecated"
+)
+
+// Condition types of a Feature.
+const (
+	// FeatureConditionConverged is True exactly when the state equals the
+	// desired state and no task is left.
+	FeatureConditionConverged = "Converged"
+	// FeatureConditionUsesAgree is False when a component reports a value of
+	// the gate that differs from the feature's final state.
+	FeatureConditionUsesAgree = "UsesAgree"
+	// FeatureConditionConfigurationAgreed is False when the live
+	// kube-apiservers are configured with different values of the gate.
+	FeatureConditionConfigurationAgreed = "ConfigurationAgreed"
+	// FeatureConditionKnown is False when no live kube-apiserver knows the
+	// gate: a newer kube-apiserver announced it before a downgrade, or an
+	// upgrade removed the gate. Such a Feature is kept, and deleted once the
+	// apiservers are more minor versions past status.version than they retain.
+	FeatureConditionKnown = "Known"
+	// FeatureConditionStoredDataRemains is True when a Feature that was Off
+	// was found to still have stored objects that use what its gate guards
+	// (restored from a backup, written by an older kube-apiserver), which
+	// the message names: the Feature went back to TurningOff to run its
+	// tasks again. It turns False once the Feature is Off again. Absent
+	// while nothing was ever found.
+	FeatureConditionStoredDataRemains = "StoredDataRemains"
+	// FeatureConditionUpgradeSafe says whether this Feature allows raising
+	// the kube-apiservers' emulation version by one minor version (the
+	// message names it): False with the reason and what to do when it
+	// blocks (a transition in progress, apiservers that disagree), True
+	// otherwise, Unknown when the binary emulates no higher version. Set by
+	// the Feature's leader from what changes between the versions it can
+	// emulate; kubectl features check --to-version answers for the cluster.
+	FeatureConditionUpgradeSafe = "UpgradeSafe"
+	// FeatureConditionDowngradeSafe says the same of lowering the emulation
+	// version by one minor version: False, for instance, while the feature
+	// is on and its gate is off by default, or missing, one version below.
+	FeatureConditionDowngradeSafe = "DowngradeSafe"
+)
+
+// Components and bounds of status.uses.
+const (
+	// APIServerComponent is the component kube-apiserver reports its uses
+	// under; its uses list the identity of every apiserver.
+	APIServerComponent = "kube-apiserver"
+	// MaxAPIServerReporters bounds the reporters of a kube-apiserver use.
+	MaxAPIServerReporters = 64
+	// MaxSampledReporters bounds the reporters of any other component's use,
+	// which keep a sample.
+	MaxSampledReporters = 8
+)
+
+// FeatureStatus is the observed state of a Feature.
+type FeatureStatus struct {
+	// state is the observed state: On, Off, TurningOn or TurningOff.
+	// +optional
+	State FeatureState `json:"state,omitempty" protobuf:"bytes,1,opt,name=state,casttype=FeatureState"`
+
+	// default is the gate's default value at the emulation version in version.
+	// +optional
+	Default *bool `json:"default,omitempty" protobuf:"varint,2,opt,name=default"`
+
+	// preRelease is the gate's maturity at the emulation version in version:
+	// Alpha, Beta, GA or Deprecated.
+	// +optional
+	PreRelease FeaturePreRelease `json:"preRelease,omitempty" protobuf:"bytes,3,opt,name=preRelease,casttype=FeaturePreRelease"`
+
+	// lockToDefault is true when the gate cannot be set to anything but its default.
+	// +optional
+	LockToDefault bool `json:"lockToDefault,omitempty" protobuf:"varint,4,opt,name=lockToDefault"`
+
+	// version is the emulation version (major.minor) the gate's spec and the
+	// state hold for: the lowest emulation version among the live
+	// kube-apiservers, the version the cluster can still fall back to while
+	// they emulate different versions (or the leading kube-apiserver's own
+	// when the gate does not exist at that lowest version).
+	// +optional
+	Version string `json:"version,omitempty" protobuf:"bytes,5,opt,name=version"`
+
+	// appliesWhileRunning is true when components read the gate each time
+	// they use it, so that a Central or Dynamic Feature's new desired state
+	// is applied while they run; otherwise a component that follows the
+	// Feature exits to be restarted with the new value.
+	// +optional
+	AppliesWhileRunning bool `json:"appliesWhileRunning,omitempty" protobuf:"varint,11,opt,name=appliesWhileRunning"`
+
+	// tasks are the tasks the current transition still has to run, in order;
+	// the first one is the active task. Empty in a final state.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Tasks []FeatureTask `json:"tasks,omitempty" protobuf:"bytes,6,rep,name=tasks"`
+
+	// uses are the values of the gate that components found when they checked
+	// it, one entry per (component, enabled) pair.
+	// +optional
+	// +listType=map
+	// +listMapKey=component
+	// +listMapKey=enabled
+	Uses []FeatureUse `json:"uses,omitempty" protobuf:"bytes,7,rep,name=uses"`
+
+	// usesResetTime is when uses was last cleared to wait for fresh reports.
+	// +optional
+	UsesResetTime *metav1.Time `json:"usesResetTime,omitempty" protobuf:"bytes,8,opt,name=usesResetTime"`
+
+	// conditions are the latest observations of the feature: Converged,
+	// UsesAgree and ConfigurationAgreed.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,9,rep,name=conditions"`
+
+	// observedGeneration is the spec generation the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,10,opt,name=observedGeneration"`
+}
+
+// FeatureTask is one step a transition has to complete.
+type FeatureTask struct {
+	// name identifies the task within the feature, for example wait-for-uses.
+	// +required
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+
+	// description says in a sentence what the task does.
+	// +optional
+	Description string `json:"description,omitempty" protobuf:"bytes,2,opt,name=description"`
+
+	// attempts counts how many times the task has been tried.
+	// +optional
+	Attempts int32 `json:"attempts,omitempty" protobuf:"varint,3,opt,name=attempts"`
+
+	// message is the latest human-readable message: what the task waits for,
+	// or why its last attempt failed.
+	// +optional
+	Message string `json:"message,omitempty" protobuf:"bytes,4,opt,name=message"`
+
+	// progress is a human-readable measure of progress, e.g. "12000/50000 objects".
+	// +optional
+	Progress string `json:"progress,omitempty" protobuf:"bytes,5,opt,name=progress"`
+
+	// checkpoint is opaque state from which whichever kube-apiserver leads the
+	// feature next resumes the task.
+	// +optional
+	Checkpoint string `json:"checkpoint,omitempty" protobuf:"bytes,6,opt,name=checkpoint"`
+}
+
+// FeatureUse records that a component checked the gate and what value it found.
+type FeatureUse struct {
+	// component is the name of the component that checked the gate, for
+	// example kube-apiserver, kube-controller-manager or kubelet.
+	// +required
+	Component string `json:"component" protobuf:"bytes,1,opt,name=component"`
+
+	// enabled is the value the component found.
+	// +required
+	Enabled bool `json:"enabled" protobuf:"varint,2,opt,name=enabled"`
+
+	// reporters are identities of processes of the component that reported
+	// this value: every identity for kube-apiservers, a sample of at most 8
+	// for other components.
+	// +optional
+	// +listType=set
+	Reporters []string `json:"reporters,omitempty" protobuf:"bytes,3,rep,name=reporters"`
+
+	// firstReportTime is when this (component, enabled) pair was first reported
+	// since uses was last reset.
+	// +optional
+	FirstReportTime metav1.Time `json:"firstReportTime,omitempty" protobuf:"bytes,4,opt,name=firstReportTime"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.34
+// +k8s:prerelease-lifecycle-gen:deprecated=1.40
+
+// FeatureList is a list of Feature objects.
+type FeatureList struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard list metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// items is the list of Features.
+	Items []Feature `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.34
+// +k8s:prerelease-lifecycle-gen:deprecated=1.40
+
+// FeatureReport is what one process of a component found when it checked
+// feature gates: the gates it checked and their values, and how long the
+// report counts as live. Each reporting process keeps exactly one report,
+// named <component>.<identity>, in the namespace of the Features it reports
+// to, and writes it only when its values change (and, when no lease of its
+// own says it is alive, to renew it). kube-apiserver aggregates the live
+// reports into the uses of each Feature, so a reporter neither reads nor
+// writes Features, and a write to a Feature is sent to no reporter.
+type FeatureReport struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard object's metadata. The name is <component>.<identity>.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// spec is the report.
+	// +optional
+	Spec FeatureReportSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+}
+
+// FeatureReportSpec is what a process reports and how long it counts.
+type FeatureReportSpec struct {
+	// component is the name of the reporting component, for example
+	// kubelet, kube-controller-manager or kube-scheduler. Required and
+	// immutable.
+	// +required
+	Component string `json:"component" protobuf:"bytes,1,opt,name=component"`
+
+	// identity identifies the process among its component's: a kubelet's
+	// node name, a kube-apiserver's identity lease name, the host name of
+	// a kube-controller-manager or kube-scheduler. Required and immutable.
+	// +required
+	Identity string `json:"identity" protobuf:"bytes,2,opt,name=identity"`
+
+	// gates are the gates the process checked and the values it found
+	// (kube-apiserver: every gate it knows, with its configured value),
+	// at most one entry per gate.
+	// +optional
+	// +listType=atomic
+	Gates []FeatureReportGate `json:"gates,omitempty" protobuf:"bytes,3,rep,name=gates"`
+
+	// renewTime is when the reporter last wrote or renewed the report.
+	// +optional
+	RenewTime *metav1.MicroTime `json:"renewTime,omitempty" protobuf:"bytes,4,opt,name=renewTime"`
+
+	// leaseDurationSeconds is how long after renewTime the report counts
+	// as live when holderLease does not say so; the reporter renews the
+	// report well within it. Unset, a report without a renewed holderLease
+	// counts as live for kube-apiserver's
+	// --feature-lifecycle-wait-for-uses-period after renewTime.
+	// +optional
+	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty" protobuf:"varint,5,opt,name=leaseDurationSeconds"`
+
+	// holderLease names a Lease that the reporting process already renews
+	// (a kubelet's node lease, a kube-apiserver's identity lease): while it
+	// is renewed within its duration the report counts as live, and the
+	// reporter writes the report only when its values change.
+	// +optional
+	HolderLease *FeatureReportLease `json:"holderLease,omitempty" protobuf:"bytes,6,opt,name=holderLease"`
+}
+
+// FeatureReportGate is one gate a process checked and the value it found.
+type FeatureReportGate struct {
+	// name is the exact name of the gate, for example
+	// MaxUnavailableStatefulSet.
+	// +required
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+
+	// enabled is the value the process found.
+	// +required
+	Enabled bool `json:"enabled" protobuf:"varint,2,opt,name=enabled"`
+
+	// management is where the process takes the value from: for
+	// kube-apiserver, the mode its flags opt the gate into (CommandLine
+	// when unset); for other components, Central or Dynamic when the value
+	// follows the Feature's desired state, CommandLine (or unset) when it
+	// comes from the process's own configuration.
+	// +optional
+	Management FeatureManagement `json:"management,omitempty" protobuf:"bytes,3,opt,name=management,casttype=FeatureManagement"`
+
+	// cached is true when the process could not read the Feature when it
+	// started and took the value from its local cache of the desired state.
+	// +optional
+	Cached bool `json:"cached,omitempty" protobuf:"varint,4,opt,name=cached"`
+}
+
+// FeatureReportLease names a coordination.k8s.io Lease.
+type FeatureReportLease struct {
+	// namespace of the Lease.
+	// +required
+	Namespace string `json:"namespace" protobuf:"bytes,1,opt,name=namespace"`
+
+	// name of the Lease.
+	// +required
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.34
+// +k8s:prerelease-lifecycle-gen:deprecated=1.40
+
+// FeatureReportList is a list of FeatureReport objects.
+type FeatureReportList struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard list metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// items is the list of FeatureReports.
+	Items []FeatureReport `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
