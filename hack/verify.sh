@@ -70,7 +70,7 @@ restrictions="${TREE}/_output/import-restrictions.yaml"
 # sample modules) are left out.
 awk -v root="${TREE}" '/^- baseImportPath:/ { p = $3; gsub(/"/, "", p); skip = system("test -d " root "/" p) != 0 } !skip' \
   "${TREE}/staging/publishing/import-restrictions.yaml" > "${restrictions}"
-(cd "${TREE}" && GOPROXY=off go run ./cmd/importverifier "k8s.io/" "${restrictions}" >/dev/null)
+(cd "${TREE}" && go run ./cmd/importverifier "k8s.io/" "${restrictions}" >/dev/null)
 
 featureflags::log "generated code"
 hack/verify-codegen.sh
