@@ -64,6 +64,9 @@ type inventory struct {
 	refused map[featuregate.Feature]map[schema.GroupResource]map[string][]string
 	// notes are problems met on the way (panics, conversion errors), sorted.
 	notes []string
+	// markers is the cross-check against upstream's gate markers
+	// (crossCheckMarkers).
+	markers *markerCheck
 }
 
 // footprint is what turning one gate off drops.

@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -49,6 +50,8 @@ func main() {
 	seeds := flag.Int("seeds", 30, "fuzzed objects per resource (seeds 0..N-1)")
 	exhaustive := flag.Bool("exhaustive", false, "run PrepareForCreate with every gate off on every object, also where the strategy did not read the gate (slow; to check that skipping them changes nothing)")
 	release := flag.String("upstream-version", "", "the kubernetes release the tree's series applies to, recorded as upstreamVersion (hack/update-lifecycle-data.sh passes patches/RELEASE)")
+	apiDir := flag.String("api-dir", "staging/src/k8s.io/api", "the source of k8s.io/api, whose +featureGate= markers and +k8s:ifEnabled/ifDisabled tags the inventory is checked against")
+	exceptions := flag.String("marker-exceptions", "pkg/features/inventory/marker-exceptions.yaml", "the marked fields the generator does not find, each with a reason; a marked field neither found nor listed there fails the run")
 	flag.BoolVar(&verbose, "v", false, "report progress on standard error")
 	flag.Parse()
 	if *release == "" {
@@ -59,7 +62,7 @@ func main() {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 
-	if err := run(*out, *release, *seeds, *exhaustive); err != nil {
+	if err := run(*out, *release, *apiDir, *exceptions, *seeds, *exhaustive); err != nil {
 		fmt.Fprintln(os.Stderr, "gate-inventory:", err)
 		os.Exit(1)
 	}
@@ -77,15 +80,35 @@ func progress(format string, args ...interface{}) {
 	}
 }
 
-func run(out, release string, seeds int, exhaustive bool) error {
+// run builds the inventory and writes it to out. When the marker
+// cross-check fails it writes the inventory all the same, then fails.
+func run(out, release, apiDir, exceptions string, seeds int, exhaustive bool) error {
 	inv, err := build(release, seeds, exhaustive)
 	if err != nil {
+		return err
+	}
+	progress("cross-checking against the markers of %s", apiDir)
+	if inv.markers, err = crossCheckMarkers(inv, apiDir, exceptions); err != nil {
 		return err
 	}
 	data := inv.render()
 	if out == "-" {
 		_, err = os.Stdout.Write(data)
+	} else {
+		err = os.WriteFile(out, data, 0o644)
+	}
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(out, data, 0o644)
+	if c := inv.markers; c.failed() {
+		var b strings.Builder
+		for _, m := range c.unlisted {
+			fmt.Fprintf(&b, "\n  marked, not found and not listed: %s", m)
+		}
+		for _, e := range c.stale {
+			fmt.Fprintf(&b, "\n  listed, but found or no longer marked: %s", e)
+		}
+		return fmt.Errorf("the marker cross-check failed; list each field below in %s with a reason, or fix the generator:%s", exceptions, b.String())
+	}
+	return nil
 }

@@ -198,6 +198,10 @@ func (inv *inventory) render() []byte {
 		fmt.Fprintf(&b, "- %s # %s\n", n.GroupResource, n.Storage)
 	}
 
+	if c := inv.markers; c != nil {
+		c.render(&b)
+	}
+
 	b.WriteString("\n# Problems met: fuzzed objects a strategy or conversion could not handle.\nnotes:")
 	if len(inv.notes) == 0 {
 		b.WriteString(" []\n")
@@ -225,4 +229,39 @@ func yamlString(p string) string {
 		return strconv.Quote(p)
 	}
 	return p
+}
+
+// render writes the cross-check's section of the inventory.
+func (c *markerCheck) render(b *bytes.Buffer) {
+	b.WriteString(`
+# The cross-check against upstream's own markers: the +featureGate=
+# markers and the +k8s:ifEnabled/ifDisabled tags on fields of k8s.io/api
+# (a type's versions merged, "<group>.<Type>.<field>"). A marked field of a
+# changeable gate, in a type an examined resource stores, must be in one of
+# its gates' footprint above (found by the generator without reading the
+# markers) or listed with a reason in marker-exceptions.yaml (found only by
+# the cross-check); the generator fails otherwise.
+markers:
+`)
+	fmt.Fprintf(b, "  featureGateMarkers: %d\n", c.featureGateLines)
+	fmt.Fprintf(b, "  validationTags: %d\n", c.validationTagLines)
+	fmt.Fprintf(b, "  markedFields: %d\n", c.fields)
+	fmt.Fprintf(b, "  ofChangeableGates: %d\n", c.ofChangeable)
+	fmt.Fprintf(b, "  foundByGenerator: %d\n", len(c.found))
+	fmt.Fprintf(b, "  onlyByCrossCheck: %d\n", len(c.listed))
+	fmt.Fprintf(b, "  notStored: %d\n", len(c.notStored))
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"found", c.found}, {"onlyCrossCheck", c.listed}, {"notStoredFields", c.notStored}, {"unlisted", c.unlisted}} {
+		fmt.Fprintf(b, "  %s:", l.key)
+		if len(l.list) == 0 {
+			b.WriteString(" []\n")
+			continue
+		}
+		b.WriteString("\n")
+		for _, m := range l.list {
+			fmt.Fprintf(b, "  - %s\n", strconv.Quote(m))
+		}
+	}
 }

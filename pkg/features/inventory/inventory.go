@@ -73,6 +73,35 @@ type Inventory struct {
 	ResourcesWithoutStore []string `json:"resourcesWithoutStore"`
 	// Notes are the problems the generator met.
 	Notes []string `json:"notes"`
+	// Markers is the cross-check against upstream's +featureGate= markers
+	// and +k8s:ifEnabled/ifDisabled tags in k8s.io/api.
+	Markers MarkerCrossCheck `json:"markers"`
+}
+
+// MarkerCrossCheck is the inventory checked against the gates upstream
+// names on the fields of its API types. Fields are named
+// "<group>.<Type>.<json name>" with a type's versions merged; entries are
+// "<gates> <field>", and under OnlyCrossCheck ": <reason>" follows.
+type MarkerCrossCheck struct {
+	// FeatureGateMarkers counts the +featureGate= lines read.
+	FeatureGateMarkers int `json:"featureGateMarkers"`
+	// ValidationTags counts the +k8s: tag lines naming a gate.
+	ValidationTags int `json:"validationTags"`
+	// MarkedFields counts the fields they mark.
+	MarkedFields int `json:"markedFields"`
+	// OfChangeableGates counts the marked fields naming a changeable gate.
+	OfChangeableGates int `json:"ofChangeableGates"`
+	// FoundByGenerator counts those in a footprint of their gate.
+	FoundByGenerator int `json:"foundByGenerator"`
+	// OnlyByCrossCheck counts those listed in marker-exceptions.yaml.
+	OnlyByCrossCheck int `json:"onlyByCrossCheck"`
+	// NotStored counts those in types no examined resource stores.
+	NotStored int `json:"notStored"`
+	// Found, OnlyCrossCheck, NotStoredFields and Unlisted list them.
+	Found           []string `json:"found"`
+	OnlyCrossCheck  []string `json:"onlyCrossCheck"`
+	NotStoredFields []string `json:"notStoredFields"`
+	Unlisted        []string `json:"unlisted"`
 }
 
 // Footprint is what one gate guards.
