@@ -228,23 +228,19 @@ func storedFieldPaths(inv *inventory) (map[string]map[schema.GroupResource][]str
 }
 
 // walkFields calls visit with the marker key and JSON path of every field of
-// a k8s.io/api struct type below t; a type recurs at most twice in a path.
+// a k8s.io/api struct type below t (paths as DroppedPaths writes them); a
+// type recurs at most maxRecursion times in a path.
 func walkFields(t reflect.Type, path string, depth map[reflect.Type]int, visit func(key, path string)) {
-	switch t.Kind() {
-	case reflect.Pointer:
-		walkFields(t.Elem(), path, depth, visit)
+	t = derefType(t)
+	if isLeaf(t) {
 		return
+	}
+	switch t.Kind() {
 	case reflect.Slice, reflect.Array, reflect.Map:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return
-		}
 		walkFields(t.Elem(), path+"[*]", depth, visit)
 		return
 	case reflect.Struct:
 	default:
-		return
-	}
-	if reflect.PointerTo(t).Implements(jsonMarshaler) || t.Implements(jsonMarshaler) {
 		return
 	}
 	if depth[t] >= maxRecursion {
@@ -256,27 +252,20 @@ func walkFields(t reflect.Type, path string, depth map[reflect.Type]int, visit f
 	if pkg := t.PkgPath(); strings.HasPrefix(pkg, apiPackage) {
 		group = groupOf(strings.TrimPrefix(pkg, apiPackage))
 	}
-	for i := 0; i < t.NumField(); i++ {
+	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
 			continue
 		}
-		tag := f.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" {
+		name, inline := jsonName(f)
+		switch {
+		case name == "-":
 			continue
-		}
-		if f.Anonymous || strings.Contains(opts, "inline") {
+		case inline:
 			walkFields(f.Type, path, depth, visit)
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
-		p := name
-		if path != "" {
-			p = path + "." + name
-		}
+		p := join(path, name)
 		if group != "" {
 			visit(group+"."+t.Name()+"."+name, p)
 		}
