@@ -51,7 +51,7 @@ test-unit:
 
 # Checks a machine cannot run (the kubelet needs root) are recorded and
 # reported loudly; under CI (CI=true) any of them fails.
-test-integration: etcd build
+test-integration: etcd
 	hack/test.sh integration
 
 # Upstream's integration tests of the areas the series touches, with the

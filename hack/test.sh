@@ -95,6 +95,8 @@ case "${1:-}" in
     featureflags::log "hack/tools/tree"
     (cd "${FEATUREFLAGS_ROOT}/hack/tools/tree" && go test ${GOTEST_FLAGS:-} ./...) ;;
   integration)
+    # The components the tests start as processes (harness.Binary).
+    "${FEATUREFLAGS_ROOT}/hack/build.sh" kube-apiserver kube-controller-manager kube-scheduler kubelet
     skip_log="${FEATUREFLAGS_ROOT}/_output/skipped-integration-checks.txt"
     rm -f "${skip_log}"
     export FEATUREFLAGS_SKIP_LOG="${skip_log}"

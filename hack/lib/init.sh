@@ -17,6 +17,10 @@ ETCD_DIR=${FEATUREFLAGS_ROOT}/third_party/etcd
 # The tree is a git repository; stamping every binary with its commit would
 # relink them all at every commit.
 export GOFLAGS="${GOFLAGS:+${GOFLAGS} }-buildvcs=false"
+# One build configuration for binaries, tests and images: static, as
+# upstream builds its binaries (hack/lib/golang.sh). Go keys its build cache
+# by it, so a second configuration would compile the whole tree again.
+export CGO_ENABLED=${CGO_ENABLED:-0}
 
 # featureflags::tree::tool runs hack/tools/tree (built once into
 # _output/tools) with the repository and the tree.
