@@ -283,22 +283,15 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 	for _, s := range samples {
 		for g, paths := range s.found {
 			for p, c := range paths {
-				if s.unstable[p] {
-					continue
-				}
-				fp := inv.footprints[g]
-				if fp == nil {
-					fp = &footprint{turnsOff: gs.closure(g), fields: map[schema.GroupResource]map[string]Change{}}
-					inv.footprints[g] = fp
-				}
-				if fp.fields[s.res.GroupResource] == nil {
-					fp.fields[s.res.GroupResource] = map[string]Change{}
-				}
-				if fp.fields[s.res.GroupResource][p] != Dropped {
-					fp.fields[s.res.GroupResource][p] = c
+				if !s.unstable[p] {
+					inv.addField(gs, g, s.res.GroupResource, p, c)
 				}
 			}
 		}
+	}
+	progress("running status updates on %d objects with each gate off", len(samples))
+	if err := findUpdateDrops(inv, gs, rec, samples, note); err != nil {
+		return nil, err
 	}
 	progress("trying the declared values of dropped fields")
 	consts := newConstantFinder()
@@ -312,6 +305,22 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 	inv.notes = slices.Sorted(maps.Keys(notes))
 	progress("done")
 	return inv, nil
+}
+
+// addField records that turning g off drops or changes path p of gr; a
+// path dropped in one trial stays dropped.
+func (inv *inventory) addField(gs *gateSet, g featuregate.Feature, gr schema.GroupResource, p string, c Change) {
+	fp := inv.footprints[g]
+	if fp == nil {
+		fp = &footprint{turnsOff: gs.closure(g), fields: map[schema.GroupResource]map[string]Change{}}
+		inv.footprints[g] = fp
+	}
+	if fp.fields[gr] == nil {
+		fp.fields[gr] = map[string]Change{}
+	}
+	if fp.fields[gr][p] != Dropped {
+		fp.fields[gr][p] = c
+	}
 }
 
 // readsAny reports whether any of gates was read.
@@ -370,7 +379,7 @@ func prepare(r *resource, obj runtime.Object) (out runtime.Object, err error) {
 		}
 	}()
 	out = obj.DeepCopyObject()
-	ctx, err := requestContext(r, out)
+	ctx, err := requestContext(r, out, "create", "")
 	if err != nil {
 		return nil, err
 	}
@@ -379,8 +388,8 @@ func prepare(r *resource, obj runtime.Object) (out runtime.Object, err error) {
 }
 
 // requestContext returns the context of a request by a cluster admin to
-// create obj, an object of r.
-func requestContext(r *resource, obj runtime.Object) (context.Context, error) {
+// create or update (verb) obj, an object of r, or its subresource.
+func requestContext(r *resource, obj runtime.Object, verb, subresource string) (context.Context, error) {
 	accessor, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, err
@@ -389,15 +398,16 @@ func requestContext(r *resource, obj runtime.Object) (context.Context, error) {
 	ns := ""
 	if r.Store.CreateStrategy.NamespaceScoped() {
 		ns = accessor.GetNamespace()
-		ctx = genericapirequest.WithNamespace(ctx, ns)
 	}
+	ctx = genericapirequest.WithNamespace(ctx, ns)
 	ctx = genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: "gate-inventory", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}})
 	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
 		IsResourceRequest: true,
-		Verb:              "create",
+		Verb:              verb,
 		APIGroup:          r.Version.Group,
 		APIVersion:        r.Version.Version,
 		Resource:          r.GroupResource.Resource,
+		Subresource:       subresource,
 		Namespace:         ns,
 		Name:              accessor.GetName(),
 	})

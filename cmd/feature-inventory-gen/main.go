@@ -21,7 +21,9 @@ limitations under the License.
 // fuzzers (fixed seeds), runs the store's PrepareForCreate with every
 // changeable gate on, then with one gate (and the gates that depend on it)
 // off, and records the fields set in the first result and dropped or
-// changed in the second.
+// changed in the second. It does the same with the update of each object's
+// status, from a copy without status, through the status subresource
+// (updates.go): status strategies drop gated status fields only there.
 //
 //	gate-inventory [-out FILE] [-seeds N]
 //

@@ -276,7 +276,7 @@ func validate(r *resource, obj runtime.Object) (errs field.ErrorList, err error)
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	ctx, err := requestContext(r, obj)
+	ctx, err := requestContext(r, obj, "create", "")
 	if err != nil {
 		return nil, err
 	}

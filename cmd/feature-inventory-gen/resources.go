@@ -29,7 +29,7 @@ type resource = upstreamstores.Resource
 type noStore = upstreamstores.NoStore
 
 // discoverResources builds the storage of every upstream REST storage
-// provider on a storage that is never called, with every resource of every
+// provider on trial storage (upstreamstores.TrialGetter), with every resource of every
 // version enabled, an allow-all authorizer and a services store (with
 // in-memory allocators: nothing is stored), and returns each resource's
 // registry store and the resources served without one.
@@ -42,5 +42,5 @@ func discoverResources() ([]resource, []noStore, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return upstreamstores.BuildAll(ps, upstreamstores.NoStorage{}, cfg)
+	return upstreamstores.BuildAll(ps, upstreamstores.TrialGetter{}, cfg)
 }

@@ -33,6 +33,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/yaml"
 
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
@@ -86,7 +87,10 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 		// path at a time in sorted order: a path refused alone may be
 		// accepted along with another (a field that requires it), and a
 		// path refused whatever else is cleared is refused.
-		all := slices.Sorted(slices.Values(o.paths))
+		all := slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(o.paths), func(p string) bool { return throughStatus(gr, p) })))
+		if len(all) == 0 {
+			continue
+		}
 		if err := g.clearAndUpdate(gr, stored, all); err == nil {
 			continue // all of them at once (fields that require each other)
 		}
@@ -127,6 +131,9 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 			}
 		}
 		for _, p := range leaves(inventoried[gr]) {
+			if throughStatus(gr, p.String()) {
+				continue
+			}
 			if prefix, ok := g.prefixes[gr]; ok {
 				if _, under := p.TrimPrefix(prefix); under {
 					continue // a pod template path: only the opt-in task clears it
@@ -138,6 +145,13 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 		}
 	}
 	return out, nil
+}
+
+// throughStatus reports whether the derived task clears path p of gr
+// through gr's status subresource, whose strategy, not gr's, decides what
+// it accepts: such paths are not tried here.
+func throughStatus(gr schema.GroupResource, p string) bool {
+	return strings.HasPrefix(p, "status.") && migrator.HasStatus(gr)
 }
 
 // untested is the reason recorded for a path of a resource that refuses

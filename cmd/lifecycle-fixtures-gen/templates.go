@@ -140,6 +140,20 @@ apiVersion: v1
 kind: Node
 spec: {}
 `},
+	{Resource: "persistentvolumeclaims"}: {yaml: `
+apiVersion: v1
+kind: PersistentVolumeClaim
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+`},
+	{Group: "storage.k8s.io", Resource: "csinodes"}: {clusterScoped: true, yaml: `
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+spec:
+  drivers:
+  - {name: lifecycle.example.com, nodeID: lifecycle}
+`},
 	{Group: "storage.k8s.io", Resource: "csidrivers"}: {clusterScoped: true, yaml: `
 apiVersion: storage.k8s.io/v1
 kind: CSIDriver

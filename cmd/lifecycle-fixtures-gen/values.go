@@ -154,6 +154,19 @@ spec: {podPreemptionPolicy: {disableResizePreemption: [cpu]}}`,
 	"csidrivers.storage.k8s.io spec.preventPodSchedulingIfMissing": `
 spec: {preventPodSchedulingIfMissing: true}`,
 
+	// Status, written after create as a status update writes it
+	// (test/integration/features/lifecycle.Prepare).
+	"deployments.apps status.terminatingReplicas": `
+status: {replicas: 1, terminatingReplicas: 1}`,
+	"replicasets.apps status.terminatingReplicas": `
+status: {replicas: 1, terminatingReplicas: 1}`,
+	"nodes status.nodeInfo.runningInUserNamespace": `
+status: {nodeInfo: {runningInUserNamespace: true}}`,
+	"persistentvolumeclaims status.healthStatus": `
+status: {phase: Pending, healthStatus: {conditions: [{status: Degraded, reason: SlowIO}]}}`,
+	"csinodes.storage.k8s.io status.storageHealth": `
+status: {storageHealth: [{name: lifecycle.example.com, healthConditions: [{status: StorageDegraded, reason: SlowIO}]}]}`,
+
 	// Dynamic resource allocation.
 	"resourceslices.resource.k8s.io spec.devices[*].allowMultipleAllocations": `
 spec: {nodeName: $NODE, devices: [{name: device, allowMultipleAllocations: true}]}`,

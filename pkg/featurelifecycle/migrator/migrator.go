@@ -369,7 +369,13 @@ func (m *Migrator) writeOne(ctx context.Context, p pending, t *tally) {
 		return
 	}
 	namespace, name := accessor.GetNamespace(), accessor.GetName()
-	ctx, cancel := context.WithTimeout(withListedObject(RequestContext(ctx, m.resource, "update", namespace, name), obj), writeTimeout)
+	ctx = RequestContext(ctx, m.resource, "update", namespace, name)
+	if sub, ok := m.store.(interface{ Subresource() string }); ok {
+		if info, ok := genericapirequest.RequestInfoFrom(ctx); ok {
+			info.Subresource = sub.Subresource()
+		}
+	}
+	ctx, cancel := context.WithTimeout(withListedObject(ctx, obj), writeTimeout)
 	defer cancel()
 
 	info := &clearInfo{resource: m.resource, name: name, clear: m.clear, listed: p.listed, cleared: p.cleared}

@@ -57,6 +57,7 @@ import (
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
+	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
 )
 
 var statefulSets = apps.Resource("statefulsets")
@@ -229,7 +230,7 @@ func TestStores(t *testing.T) {
 		store := migratortest.RegistryStore(t, stores, gr)
 		// Undecorated: the etcd3 store itself, no watch cache, in the
 		// wrapper that starts writes from the listed object.
-		storage := reflect.ValueOf(store.Storage.Storage)
+		storage := reflect.ValueOf(upstreamstores.OpenedStorage(store))
 		if got := storage.Type().String(); got != "migrator.hintedStorage" {
 			t.Fatalf("%s: storage is %s, want migrator.hintedStorage", gr, got)
 		}

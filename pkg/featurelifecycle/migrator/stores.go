@@ -18,16 +18,19 @@ package migrator
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/klog/v2"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
@@ -82,6 +85,14 @@ func NewObject(gr schema.GroupResource) (runtime.Object, error) {
 	return r.Store.New(), nil
 }
 
+// HasStatus reports whether gr has a status subresource whose strategy
+// writes the status (StatusStores): a field under status is cleared through
+// it, since the resource's own strategy keeps the stored status.
+func HasStatus(gr schema.GroupResource) bool {
+	c, err := catalog()
+	return err == nil && c[gr].Status != nil
+}
+
 func unsupported(gr schema.GroupResource) error {
 	return fmt.Errorf("the feature storage migrator does not support %q: kube-apiserver serves it without a registry store, or not at all", gr.String())
 }
@@ -95,12 +106,42 @@ type RegistryStores struct {
 	mu sync.Mutex
 	// groups holds, per API group, the stores its provider built on a
 	// DeferredGetter; stores those that have been opened.
-	groups    map[string]map[schema.GroupResource]*genericregistry.Store
+	groups    map[string]map[schema.GroupResource]upstreamstores.Resource
 	stores    map[schema.GroupResource]*genericregistry.Store
 	destroyed bool
 }
 
-var _ Stores = &RegistryStores{}
+var (
+	_ Stores       = &RegistryStores{}
+	_ StatusStores = &RegistryStores{}
+)
+
+// StatusStores opens the stores that write the status of a group-resource.
+type StatusStores interface {
+	// StatusStore returns a Store that lists the objects of gr and writes
+	// them through gr's status subresource, or an error naming gr when it
+	// has none (see HasStatus).
+	StatusStore(gr schema.GroupResource) (Store, error)
+}
+
+// statusStore lists with a resource's registry store and writes through its
+// status subresource (upstream's StatusREST, a copy of the registry store
+// with the status strategy), so that the status strategy, not the
+// resource's, prepares and validates the write.
+type statusStore struct {
+	*genericregistry.Store
+	status rest.Updater
+}
+
+// Update writes obj's status through the status subresource.
+func (s statusStore) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return s.status.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
+}
+
+// Subresource returns "status": the migrator's writes name it in their
+// request info, as a client's status update does.
+func (statusStore) Subresource() string { return "status" }
 
 // NewStores returns Stores that build the registry stores of a resource's
 // API group with upstream's own REST storage provider (the one
@@ -119,7 +160,7 @@ func NewStores(getter generic.RESTOptionsGetter, config upstreamstores.Config) *
 	return &RegistryStores{
 		getter: upstreamstores.DeferredGetter{RESTOptionsGetter: undecorated{getter}},
 		config: gated(config),
-		groups: map[string]map[schema.GroupResource]*genericregistry.Store{},
+		groups: map[string]map[schema.GroupResource]upstreamstores.Resource{},
 		stores: map[schema.GroupResource]*genericregistry.Store{},
 	}
 }
@@ -142,16 +183,39 @@ func (s *RegistryStores) Store(gr schema.GroupResource) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the registry store of %s for the feature storage migrator: %w", gr.String(), err)
 	}
-	store, ok := group[gr]
+	r, ok := group[gr]
 	if !ok {
 		return nil, unsupported(gr)
 	}
+	store := r.Store
 	if err := upstreamstores.Open(store); err != nil {
 		return nil, fmt.Errorf("building the registry store of %s for the feature storage migrator: %w", gr.String(), err)
 	}
 	klog.V(2).InfoS("Opened a registry store for feature storage migrations", "resource", gr.String())
 	s.stores[gr] = store
 	return store, nil
+}
+
+// StatusStore returns a Store that lists the objects of gr with its
+// registry store (opened as Store opens it) and writes them through gr's
+// status subresource, or an error naming gr when it has none.
+func (s *RegistryStores) StatusStore(gr schema.GroupResource) (Store, error) {
+	if !HasStatus(gr) {
+		return nil, fmt.Errorf("the feature storage migrator cannot write the status of %q: it has no status subresource", gr.String())
+	}
+	// Opening the resource's store opens its status subresource's, a copy
+	// of it sharing its storage.
+	store, err := s.Store(gr)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.groups[gr.Group][gr]
+	if r.Status == nil {
+		return nil, fmt.Errorf("the feature storage migrator cannot write the status of %q: its provider built no status subresource", gr.String())
+	}
+	return statusStore{Store: store.(*genericregistry.Store), status: r.Status}, nil
 }
 
 // gated returns config with Gated set: a resource served only while its
@@ -163,7 +227,7 @@ func gated(config upstreamstores.Config) upstreamstores.Config {
 
 // group returns the stores of an API group, built (not opened) by its
 // provider on first use. s.mu is held.
-func (s *RegistryStores) group(name string) (map[schema.GroupResource]*genericregistry.Store, error) {
+func (s *RegistryStores) group(name string) (map[schema.GroupResource]upstreamstores.Resource, error) {
 	if g, ok := s.groups[name]; ok {
 		return g, nil
 	}
@@ -179,9 +243,9 @@ func (s *RegistryStores) group(name string) (map[schema.GroupResource]*genericre
 		if err != nil {
 			return nil, err
 		}
-		g := make(map[schema.GroupResource]*genericregistry.Store, len(rs))
+		g := make(map[schema.GroupResource]upstreamstores.Resource, len(rs))
 		for _, r := range rs {
-			g[r.GroupResource] = r.Store
+			g[r.GroupResource] = r
 		}
 		s.groups[name] = g
 		return g, nil

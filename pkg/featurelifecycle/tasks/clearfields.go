@@ -86,10 +86,22 @@ var (
 // clearTarget is one resource a ClearFieldsTask clears.
 type clearTarget struct {
 	resource schema.GroupResource
+	// subresource is "status" when the target writes through the
+	// resource's status subresource, else "".
+	subresource string
 	// clear clears an internal object of resource in place.
 	clear migrator.ClearFunc
 	// accepts reports whether obj is of the type clear takes.
 	accepts func(obj runtime.Object) bool
+}
+
+// key names the target in checkpoints and messages: the group-resource,
+// and "/status" when it writes status.
+func (t clearTarget) key() string {
+	if t.subresource != "" {
+		return t.resource.String() + "/" + t.subresource
+	}
+	return t.resource.String()
 }
 
 // ClearFields declares a task that clears, from every stored object of
@@ -154,6 +166,12 @@ func ClearPodTemplateFields(name, description string, clear func(*api.PodSpec) b
 type FieldClearer struct {
 	// Resource is the group-resource cleared.
 	Resource schema.GroupResource
+	// Status makes the task write through the resource's status
+	// subresource (migrator.HasStatus), whose strategy keeps the spec and
+	// writes the status: for fields under status, which the resource's own
+	// strategy keeps as stored. A resource may be listed twice, once with
+	// Status.
+	Status bool
 	// Clear clears an internal object of Resource in place and reports
 	// whether it changed anything.
 	Clear migrator.ClearFunc
@@ -169,26 +187,35 @@ func ClearFieldsOf(name, description string, targets []FieldClearer) *ClearField
 	if len(targets) == 0 {
 		c.err = fmt.Errorf("task %s: no resource to clear", name)
 	}
-	seen := map[schema.GroupResource]bool{}
+	seen := map[string]bool{}
 	for _, t := range targets {
+		target := clearTarget{resource: t.Resource}
+		if t.Status {
+			target.subresource = "status"
+		}
 		example, err := migrator.NewObject(t.Resource)
 		switch {
 		case err != nil:
 			c.err = fmt.Errorf("task %s: %w", name, err)
 			continue
 		case t.Clear == nil:
-			c.err = fmt.Errorf("task %s: no clear function for %s", name, t.Resource.String())
+			c.err = fmt.Errorf("task %s: no clear function for %s", name, target.key())
 			continue
-		case seen[t.Resource]:
-			c.err = fmt.Errorf("task %s: %s is listed twice", name, t.Resource.String())
+		case seen[target.key()]:
+			c.err = fmt.Errorf("task %s: %s is listed twice", name, target.key())
+			continue
+		case t.Status && !migrator.HasStatus(t.Resource):
+			c.err = fmt.Errorf("task %s: %s has no status subresource to clear status through", name, t.Resource.String())
 			continue
 		}
-		seen[t.Resource] = true
+		seen[target.key()] = true
 		kind := reflect.TypeOf(example)
 		clear := t.Clear
+		target.accepts = func(obj runtime.Object) bool { return reflect.TypeOf(obj) == kind }
 		c.targets = append(c.targets, clearTarget{
-			resource: t.Resource,
-			accepts:  func(obj runtime.Object) bool { return reflect.TypeOf(obj) == kind },
+			resource:    t.Resource,
+			subresource: target.subresource,
+			accepts:     target.accepts,
 			clear: func(obj runtime.Object) bool {
 				return reflect.TypeOf(obj) == kind && clear(obj)
 			},
@@ -207,17 +234,20 @@ func (c *ClearFieldsTask) Description() string { return c.description }
 // wrong type, no function), or nil.
 func (c *ClearFieldsTask) Validate() error { return c.err }
 
-// Resources returns the group-resources the task clears, in order.
+// Resources returns the group-resources the task clears, in order, each
+// once.
 func (c *ClearFieldsTask) Resources() []schema.GroupResource {
 	grs := make([]schema.GroupResource, 0, len(c.targets))
 	for _, t := range c.targets {
-		grs = append(grs, t.resource)
+		if !slices.Contains(grs, t.resource) {
+			grs = append(grs, t.resource)
+		}
 	}
 	return grs
 }
 
 // Holds reports whether obj still holds what the feature added: whether the
-// clear function would change a copy of it. obj is an internal object of
+// clear functions would change a copy of it. obj is an internal object of
 // one of Resources, or a versioned one, which is converted first. An object
 // of any other type holds nothing.
 func (c *ClearFieldsTask) Holds(obj runtime.Object) bool {
@@ -226,29 +256,30 @@ func (c *ClearFieldsTask) Holds(obj runtime.Object) bool {
 	}
 	for _, t := range c.targets {
 		if t.accepts(obj) {
-			return t.clear(obj.DeepCopyObject())
+			return c.Clear(obj.DeepCopyObject())
 		}
 	}
 	for _, t := range c.targets {
 		internal, err := legacyscheme.Scheme.ConvertToVersion(obj, schema.GroupVersion{Group: t.resource.Group, Version: runtime.APIVersionInternal})
 		if err == nil && t.accepts(internal) {
-			return t.clear(internal) // a new object: the conversion copies
+			return c.Clear(internal) // a new object: the conversion copies
 		}
 	}
 	return false
 }
 
 // Clear clears, in place, what the feature added from obj, an internal
-// object of one of Resources, as the task would before writing it back,
-// and reports whether it changed anything. An object of any other type is
-// left alone.
+// object of one of Resources, as the task's writes would (its status and
+// the rest), and reports whether it changed anything. An object of any
+// other type is left alone.
 func (c *ClearFieldsTask) Clear(obj runtime.Object) bool {
+	changed := false
 	for _, t := range c.targets {
-		if t.accepts(obj) {
-			return t.clear(obj)
+		if t.accepts(obj) && t.clear(obj) {
+			changed = true
 		}
 	}
-	return false
+	return changed
 }
 
 // clearFieldsCheckpoint is the task's checkpoint.
@@ -269,14 +300,14 @@ type clearFieldsCheckpoint struct {
 func (c *ClearFieldsTask) start() clearFieldsCheckpoint {
 	st := clearFieldsCheckpoint{Remaining: []string{}}
 	for _, t := range c.targets {
-		st.Remaining = append(st.Remaining, t.resource.String())
+		st.Remaining = append(st.Remaining, t.key())
 	}
 	return st
 }
 
 func (c *ClearFieldsTask) target(resource string) (clearTarget, bool) {
 	for _, t := range c.targets {
-		if t.resource.String() == resource {
+		if t.key() == resource {
 			return t, true
 		}
 	}
@@ -334,13 +365,23 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 		return c.done(st), nil
 	}
 	target, _ := c.target(st.Remaining[0])
-	store, err := env.Stores.Store(target.resource)
+	var (
+		store migrator.Store
+		err   error
+	)
+	if target.subresource == "" {
+		store, err = env.Stores.Store(target.resource)
+	} else if ss, ok := env.Stores.(migrator.StatusStores); ok {
+		store, err = ss.StatusStore(target.resource)
+	} else {
+		err = fmt.Errorf("this kube-apiserver lends no storage that writes status (%s)", target.key())
+	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("task %s: %w", c.name, err)
 	}
 	if n, ok := store.(interface{ New() runtime.Object }); ok && !target.accepts(n.New()) {
 		return Outcome{}, fmt.Errorf("task %s: the store of %s holds %T, which the clear function does not take",
-			c.name, target.resource.String(), n.New())
+			c.name, target.key(), n.New())
 	}
 	m := migrator.New(store, target.resource, target.clear, env.Migration, env.Limiter)
 	cp, err := m.Step(klog.NewContext(ctx, logger), st.Migration)
@@ -349,7 +390,7 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 		return Outcome{}, fmt.Errorf("task %s: %w", c.name, err)
 	}
 	st.Migration = cp
-	progress := c.progress(st, target.resource)
+	progress := c.progress(st, target.key())
 	out := Outcome{}
 	switch {
 	case cp.Done:
@@ -360,7 +401,7 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 		if len(st.Remaining) == 0 {
 			return c.done(st), nil
 		}
-		out.Message = fmt.Sprintf("%s %s: %s", target.resource.String(), c.words.past, cp.Progress())
+		out.Message = fmt.Sprintf("%s %s: %s", target.key(), c.words.past, cp.Progress())
 	case cp.Continue == "":
 		// The pass is over and left objects uncleared: pass over the other
 		// resources, then over this one again.
@@ -370,7 +411,7 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 		st.Migration = migrator.Checkpoint{}
 		out.RequeueAfter = clearFieldsRetryDelay
 		out.Message = fmt.Sprintf("%d %s could not be %s in this pass (%s); passing over it again",
-			cp.Failed, target.resource.String(), c.words.past, strings.Join(cp.Failures, ", "))
+			cp.Failed, target.key(), c.words.past, strings.Join(cp.Failures, ", "))
 		if failed != nil {
 			out.Message += ". Last: " + failed.Error()
 		}
@@ -378,7 +419,7 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 		out.Message = failed.Error()
 	case cp.Failed > 0:
 		out.Message = fmt.Sprintf("%d %s could not be %s so far in this pass (%s); a later pass retries them",
-			cp.Failed, target.resource.String(), c.words.past, strings.Join(cp.Failures, ", "))
+			cp.Failed, target.key(), c.words.past, strings.Join(cp.Failures, ", "))
 	}
 	out.Checkpoint = st.encode()
 	out.Progress = ellipsis.Shorten(progress, maxProgressBytes, ellipsis.AtEnd)
@@ -388,8 +429,8 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 
 // progress says where the task stands, e.g.
 // "statefulsets.apps (5/8): 1500/10000 seen, 1200 cleared".
-func (c *ClearFieldsTask) progress(st clearFieldsCheckpoint, resource schema.GroupResource) string {
-	label := resource.String()
+func (c *ClearFieldsTask) progress(st clearFieldsCheckpoint, key string) string {
+	label := key
 	if len(c.targets) > 1 {
 		label = fmt.Sprintf("%s (%d/%d)", label, len(c.targets)-len(st.Remaining)+1, len(c.targets))
 	}
@@ -399,7 +440,7 @@ func (c *ClearFieldsTask) progress(st clearFieldsCheckpoint, resource schema.Gro
 func (c *ClearFieldsTask) done(st clearFieldsCheckpoint) Outcome {
 	names := make([]string, 0, len(c.targets))
 	for _, t := range c.targets {
-		names = append(names, t.resource.String())
+		names = append(names, t.key())
 	}
 	slices.Sort(names)
 	return Outcome{

@@ -53,7 +53,7 @@ func (d DeferredGetter) GetRESTOptions(gr schema.GroupResource, example runtime.
 	}
 	opts.Decorator = func(config *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(obj runtime.Object) (string, error),
 		newFunc, newListFunc func() runtime.Object, getAttrsFunc storage.AttrFunc, trigger storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
-		return pendingStorage{open: func() (storage.Interface, factory.DestroyFunc, error) {
+		return &pendingStorage{open: func() (storage.Interface, factory.DestroyFunc, error) {
 			return decorate(config, resourcePrefix, keyFunc, newFunc, newListFunc, getAttrsFunc, trigger, indexers)
 		}}, func() {}, nil
 	}
@@ -61,7 +61,10 @@ func (d DeferredGetter) GetRESTOptions(gr schema.GroupResource, example runtime.
 }
 
 // pendingStorage is the placeholder storage of a store built on a
-// DeferredGetter. Any call before Open panics (nil storage.Interface).
+// DeferredGetter. Any call before Open panics (nil storage.Interface); after
+// Open it forwards to the opened storage. The stores a provider copies from
+// the resource's store (its status subresource's, say) share the
+// placeholder, so opening the resource's store opens theirs too.
 type pendingStorage struct {
 	storage.Interface
 	open func() (storage.Interface, factory.DestroyFunc, error)
@@ -75,17 +78,26 @@ var ErrNotDeferred = errors.New("the store was not built on a DeferredGetter, or
 // wrapped getter's decorator does. The caller must not share store before
 // Open returns; call store.Destroy to release the storage.
 func Open(store *genericregistry.Store) error {
-	p, ok := store.Storage.Storage.(pendingStorage)
-	if !ok {
+	p, ok := store.Storage.Storage.(*pendingStorage)
+	if !ok || p.Interface != nil {
 		return ErrNotDeferred
 	}
 	s, destroy, err := p.open()
 	if err != nil {
 		return fmt.Errorf("opening the storage of %s: %w", store.DefaultQualifiedResource.String(), err)
 	}
-	store.Storage.Storage = s
+	p.Interface = s
 	store.DestroyFunc = destroy
 	store.ReadinessCheckFunc = s.ReadinessCheck
+	return nil
+}
+
+// OpenedStorage returns the storage store, built on a DeferredGetter, was
+// connected to by Open, or nil when it is not open.
+func OpenedStorage(store *genericregistry.Store) storage.Interface {
+	if p, ok := store.Storage.Storage.(*pendingStorage); ok {
+		return p.Interface
+	}
 	return nil
 }
 
@@ -102,7 +114,7 @@ func (NoStorage) GetRESTOptions(gr schema.GroupResource, _ runtime.Object) (gene
 		ResourcePrefix: "/" + gr.String(),
 		Decorator: func(*storagebackend.ConfigForResource, string, func(runtime.Object) (string, error), func() runtime.Object, func() runtime.Object,
 			storage.AttrFunc, storage.IndexerFuncs, *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
-			return pendingStorage{open: func() (storage.Interface, factory.DestroyFunc, error) {
+			return &pendingStorage{open: func() (storage.Interface, factory.DestroyFunc, error) {
 				return nil, nil, fmt.Errorf("%s was built on no storage", gr.String())
 			}}, func() {}, nil
 		},

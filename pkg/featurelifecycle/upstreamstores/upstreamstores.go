@@ -114,6 +114,11 @@ type Resource struct {
 	Version schema.GroupVersion
 	// Store is the resource's registry store (of Version's storage).
 	Store *genericregistry.Store
+	// Status is the REST storage of the resource's status subresource
+	// (<resource>/status) in Version, which writes status through the
+	// resource's status strategy, or nil when it has none. Built on a
+	// DeferredGetter, it is opened with Store.
+	Status rest.Updater
 }
 
 // NoStore is a resource kube-apiserver serves without a registry store (a
@@ -205,10 +210,10 @@ func (p coreProvider) NewRESTStorage(source serverstorage.APIResourceConfigSourc
 	if s["limitranges"], err = limitrangestore.NewREST(getter); err != nil {
 		return info, err
 	}
-	if s["persistentvolumes"], _, err = pvstore.NewREST(getter); err != nil {
+	if s["persistentvolumes"], s["persistentvolumes/status"], err = pvstore.NewREST(getter); err != nil {
 		return info, err
 	}
-	if s["persistentvolumeclaims"], _, err = pvcstore.NewREST(getter); err != nil {
+	if s["persistentvolumeclaims"], s["persistentvolumeclaims/status"], err = pvcstore.NewREST(getter); err != nil {
 		return info, err
 	}
 	if s["endpoints"], err = endpointsstore.NewREST(getter); err != nil {
@@ -218,19 +223,19 @@ func (p coreProvider) NewRESTStorage(source serverstorage.APIResourceConfigSourc
 	if err != nil {
 		return info, err
 	}
-	s["nodes"] = nodes.Node
+	s["nodes"], s["nodes/status"] = nodes.Node, nodes.Status
 	// No proxy transport, PodDisruptionBudget client or authorizer: list
 	// and update do not use them.
 	pods, err := podstore.NewStorage(getter, nodes.KubeletConnectionInfo, nil, nil, nil)
 	if err != nil {
 		return info, err
 	}
-	s["pods"] = pods.Pod
+	s["pods"], s["pods/status"] = pods.Pod, pods.Status
 	rcs, err := controllerstore.NewStorage(getter)
 	if err != nil {
 		return info, err
 	}
-	s["replicationcontrollers"] = rcs.Controller
+	s["replicationcontrollers"], s["replicationcontrollers/status"] = rcs.Controller, rcs.Status
 	if !p.services {
 		return info, nil
 	}
@@ -243,11 +248,11 @@ func (p coreProvider) NewRESTStorage(source serverstorage.APIResourceConfigSourc
 	if err != nil {
 		return info, err
 	}
-	services, _, _, err := servicestore.NewREST(getter, api.IPv4Protocol, map[api.IPFamily]ipallocator.Interface{api.IPv4Protocol: ips}, ports, nil, pods.Pod, nil)
+	services, servicesStatus, _, err := servicestore.NewREST(getter, api.IPv4Protocol, map[api.IPFamily]ipallocator.Interface{api.IPv4Protocol: ips}, ports, nil, pods.Pod, nil)
 	if err != nil {
 		return info, err
 	}
-	s["services"] = services
+	s["services"], s["services/status"] = services, servicesStatus
 	return info, nil
 }
 
@@ -274,8 +279,9 @@ var _ serverstorage.APIResourceConfigSource = AllResources{}
 // Build builds provider's storage, with every resource of every version
 // enabled, on getter, and returns each resource's registry store (from the
 // first version, in the group's priority order, serving it) and the
-// resources served without one, each sorted. Subresources are left out:
-// their strategies only update. With cfg.Gated, the resources the
+// resources served without one, each sorted. Of the subresources, only a
+// resource's status is kept (Resource.Status): the other subresources'
+// strategies write no field of their own. With cfg.Gated, the resources the
 // provider builds only while their feature gate is on are built whatever
 // the gate (see gatedStores).
 func Build(p controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) ([]Resource, []NoStore, error) {
@@ -308,7 +314,8 @@ func Build(p controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptio
 				without = append(without, NoStore{GroupResource: gr, Storage: fmt.Sprintf("%T", storages[name])})
 				continue
 			}
-			out = append(out, Resource{GroupResource: gr, Version: gv, Store: store})
+			status, _ := storages[name+"/status"].(rest.Updater)
+			out = append(out, Resource{GroupResource: gr, Version: gv, Store: store, Status: status})
 		}
 	}
 	// The resources the provider leaves out while their gate is off.

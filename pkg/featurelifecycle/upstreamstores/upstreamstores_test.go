@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
@@ -133,5 +135,54 @@ func TestGatedStoresFromTheProvider(t *testing.T) {
 	}
 	if len(rs) != 1 || rs[0].String() != "storageversionmigrations.storagemigration.k8s.io" || rs[0].Store == nil || rs[0].Store.CreateStrategy == nil {
 		t.Fatalf("with the gate off and FeatureLifecycle on, the provider built %+v", rs)
+	}
+}
+
+// TestStatusSubresources checks that a resource's status subresource is
+// kept, for the core group's resources built here as for the others, and
+// that opening the resource's store opens its status subresource's, which
+// shares its placeholder.
+func TestStatusSubresources(t *testing.T) {
+	ps, err := Providers(Config{Services: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err := BuildAll(ps, NoStorage{}, Config{Services: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Resource{}
+	for _, r := range rs {
+		byName[r.String()] = r
+	}
+	for _, name := range []string{"pods", "nodes", "services", "persistentvolumes", "persistentvolumeclaims",
+		"replicationcontrollers", "namespaces", "deployments.apps", "replicasets.apps", "resourceclaims.resource.k8s.io"} {
+		if byName[name].Status == nil {
+			t.Errorf("%s: no status subresource", name)
+		}
+	}
+	for _, name := range []string{"configmaps", "secrets", "roles.rbac.authorization.k8s.io"} {
+		if s := byName[name].Status; s != nil {
+			t.Errorf("%s: status subresource %T, want none", name, s)
+		}
+	}
+
+	pending := &pendingStorage{}
+	store := byName["deployments.apps"].Store
+	copied := *store // as upstream's providers build a status store
+	store.Storage.Storage, copied.Storage.Storage = pending, pending
+	if OpenedStorage(store) != nil {
+		t.Error("OpenedStorage of a store not opened is not nil")
+	}
+	opened := &pendingStorage{} // any storage.Interface
+	pending.open = func() (storage.Interface, factory.DestroyFunc, error) { return opened, func() {}, nil }
+	if err := Open(store); err != nil {
+		t.Fatal(err)
+	}
+	if OpenedStorage(store) != opened || OpenedStorage(&copied) != opened {
+		t.Error("opening a store does not open the stores copied from it")
+	}
+	if err := Open(store); !errors.Is(err, ErrNotDeferred) {
+		t.Errorf("Open of an open store = %v, want ErrNotDeferred", err)
 	}
 }

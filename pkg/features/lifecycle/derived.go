@@ -265,16 +265,29 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	var clear []tasks.FieldClearer
 	var cleared []string
 	for _, gr := range slices.SortedFunc(maps.Keys(own), compareGR) {
-		ps := allowed(own[gr], refused[gr])
-		if immutable[gr] || len(ps) == 0 {
-			continue
+		// Refusals are of rewrites through gr's own strategy: not of status
+		// written through its status subresource.
+		spec, status := splitStatus(gr, own[gr])
+		spec = allowed(spec, refused[gr])
+		if len(spec) > 0 && !immutable[gr] {
+			c, err := pathClearer(inv, gr, spec, keeps[gr])
+			if err != nil {
+				return lc, err
+			}
+			clear = append(clear, c)
+			cleared = append(cleared, fmt.Sprintf("%s of %s", describePaths(spec, keeps[gr]), gr.String()))
 		}
-		c, err := pathClearer(inv, gr, ps, keeps[gr])
-		if err != nil {
-			return lc, err
+		// Status, through the status subresource: also of the resources
+		// whose spec is immutable (pods, Jobs).
+		if len(status) > 0 {
+			c, err := pathClearer(inv, gr, status, keeps[gr])
+			if err != nil {
+				return lc, err
+			}
+			c.Status = true
+			clear = append(clear, c)
+			cleared = append(cleared, fmt.Sprintf("%s of %s", describePaths(status, keeps[gr]), gr.String()))
 		}
-		clear = append(clear, c)
-		cleared = append(cleared, fmt.Sprintf("%s of %s", describePaths(ps, keeps[gr]), gr.String()))
 	}
 	if len(clear) > 0 {
 		lc.OnDisable = append(lc.OnDisable, tasks.ClearFieldsOf(DerivedClearFieldsTask,
@@ -326,7 +339,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		}
 	}
 	for _, w := range waits {
-		ps := holds[w.gr]
+		ps, _ := splitStatus(w.gr, holds[w.gr]) // status is cleared above
 		if len(ps) == 0 {
 			continue
 		}
@@ -383,6 +396,21 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		lc.OnDisable = append(lc.OnDisable, servedOnlyWithTasks(gate, gr)...)
 	}
 	return lc, nil
+}
+
+// splitStatus splits ps, paths of gr, into those under status that gr's
+// status subresource writes (cleared through it: gr's own strategy keeps
+// the stored status) and the others.
+func splitStatus(gr schema.GroupResource, ps []fieldpath.Path) (others, status []fieldpath.Path) {
+	hasStatus := migrator.HasStatus(gr)
+	for _, p := range ps {
+		if hasStatus && p[0].Field == "status" {
+			status = append(status, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	return others, status
 }
 
 // allowed returns the paths of ps whose clearing is not refused.

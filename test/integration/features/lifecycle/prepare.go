@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -97,7 +98,7 @@ var stores = sync.OnceValues(func() (map[schema.GroupKind]upstreamstores.Resourc
 	if err != nil {
 		return nil, err
 	}
-	rs, _, err := upstreamstores.BuildAll(ps, upstreamstores.NoStorage{}, cfg)
+	rs, _, err := upstreamstores.BuildAll(ps, upstreamstores.TrialGetter{}, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,11 @@ var stores = sync.OnceValues(func() (map[schema.GroupKind]upstreamstores.Resourc
 // defaulting (under the process's feature gates as they are now) into the
 // internal version, then its resource's upstream create strategy
 // (PrepareForCreate, which drops disabled fields, and validation). It
-// returns the object as it would be stored, and its resource.
+// returns the object as it would be stored, and its resource. A status
+// the fixture sets is left out of the create and then written as a status
+// update (a controller's, or the kubelet's) writes it: through the
+// resource's status subresource (its status strategy and validation), or
+// the resource itself when it has none.
 func Prepare(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResource, error) {
 	data, err := obj.MarshalJSON()
 	if err != nil {
@@ -146,8 +151,46 @@ func Prepare(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResour
 	if r.Store.CreateStrategy.NamespaceScoped() {
 		ns = objMeta.GetNamespace()
 	}
-	ctx := requestContext(r, "create", ns, objMeta.GetName())
-	return internal, r.GroupResource, rest.BeforeCreate(r.Store.CreateStrategy, ctx, internal)
+	// The object is created without its status (nodes keep a status on
+	// create), then its status is updated.
+	decoded := internal.DeepCopyObject()
+	status, hasStatus := statusOf(decoded)
+	hasStatus = hasStatus && !status.IsZero()
+	if hasStatus {
+		s, _ := statusOf(internal)
+		s.SetZero()
+	}
+	ctx := requestContext(r, "create", "", ns, objMeta.GetName())
+	if err := rest.BeforeCreate(r.Store.CreateStrategy, ctx, internal); err != nil || !hasStatus {
+		return internal, r.GroupResource, err
+	}
+	// A resource without a status subresource writes status with the
+	// rest of the object.
+	updater, subresource := rest.Updater(r.Store), ""
+	if r.Status != nil {
+		updater, subresource = r.Status, "status"
+	}
+	withStatus := internal.DeepCopyObject()
+	if s, _ := statusOf(withStatus); s.CanSet() {
+		s.Set(status)
+	}
+	ctx = requestContext(r, "update", subresource, ns, objMeta.GetName())
+	prepared, refusal, err := upstreamstores.TryUpdate(ctx, updater, internal, withStatus)
+	if err != nil {
+		return internal, r.GroupResource, fmt.Errorf("updating the status: %w", err)
+	}
+	return prepared, r.GroupResource, refusal
+}
+
+// statusOf returns the status field of obj, an internal API object, and
+// whether it has one.
+func statusOf(obj runtime.Object) (reflect.Value, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	f := v.Elem().FieldByName("Status")
+	return f, f.IsValid()
 }
 
 // PrepareUpdate runs what kube-apiserver does to store updated, an
@@ -176,13 +219,13 @@ func PrepareUpdate(old, updated runtime.Object) error {
 	if r.Store.UpdateStrategy.NamespaceScoped() {
 		ns = objMeta.GetNamespace()
 	}
-	ctx := requestContext(r, "update", ns, objMeta.GetName())
+	ctx := requestContext(r, "update", "", ns, objMeta.GetName())
 	return rest.BeforeUpdate(r.Store.UpdateStrategy, ctx, updated, old)
 }
 
 // requestContext is the context of a request by a cluster admin to verb
-// an object of r.
-func requestContext(r upstreamstores.Resource, verb, ns, name string) context.Context {
+// an object of r, or its subresource.
+func requestContext(r upstreamstores.Resource, verb, subresource, ns, name string) context.Context {
 	ctx := genericapirequest.WithNamespace(context.Background(), ns)
 	ctx = genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: "lifecycle-fixtures", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}})
 	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
@@ -192,6 +235,7 @@ func requestContext(r upstreamstores.Resource, verb, ns, name string) context.Co
 		APIGroup:          r.Version.Group,
 		APIVersion:        r.Version.Version,
 		Resource:          r.GroupResource.Resource,
+		Subresource:       subresource,
 		Namespace:         ns,
 		Name:              name,
 	})
