@@ -15,7 +15,9 @@
 #   hack/test.sh e2e-faults    only the fault tests
 #   hack/test.sh bench         benchmarks, with ours/upstream ratios
 #
-# Environment: GOTEST_FLAGS (extra go test flags), CI.
+# Environment: GOTEST_FLAGS (extra go test flags), CI, INTEGRATION_PARALLEL
+# (our integration packages run at once, default 3), INTEGRATION_ALONGSIDE
+# (a command run while the integration tests run, see .ci/run).
 set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
@@ -100,12 +102,43 @@ case "${1:-}" in
     skip_log="${FEATUREFLAGS_ROOT}/_output/skipped-integration-checks.txt"
     rm -f "${skip_log}"
     export FEATUREFLAGS_SKIP_LOG="${skip_log}"
+    # Our packages spend most of their time waiting for apiservers,
+    # controllers and etcd, not computing: INTEGRATION_PARALLEL of them run
+    # at once, and upstream's set runs meanwhile (its output follows ours).
     # No package runs over 10 minutes on a 2-core machine.
-    run go test ${GOTEST_FLAGS:-} -p 1 -timeout 10m "${OUR_INTEGRATION_PKGS[@]}"
-    for spec in "${UPSTREAM_INTEGRATION[@]}"; do
-      # shellcheck disable=SC2086 # a package and its go test flags
-      run go test ${GOTEST_FLAGS:-} -timeout 10m ${spec}
-    done
+    # INTEGRATION_ALONGSIDE, a command, runs meanwhile too (.ci/run's make
+    # verify, on its own copy of the tree); its output follows, and its
+    # failure fails the stage.
+    alongside_log="${FEATUREFLAGS_ROOT}/_output/integration-alongside.log"
+    alongside=""
+    if [[ -n "${INTEGRATION_ALONGSIDE:-}" ]]; then
+      featureflags::log "alongside the integration tests: ${INTEGRATION_ALONGSIDE}"
+      bash -c "${INTEGRATION_ALONGSIDE}" > "${alongside_log}" 2>&1 &
+      alongside=$!
+    fi
+    upstream_log="${FEATUREFLAGS_ROOT}/_output/upstream-integration.log"
+    (
+      for spec in "${UPSTREAM_INTEGRATION[@]}"; do
+        # shellcheck disable=SC2086 # a package and its go test flags
+        run go test ${GOTEST_FLAGS:-} -timeout 10m ${spec} || exit 1
+      done
+    ) > "${upstream_log}" 2>&1 &
+    upstream=$!
+    ours=0
+    run go test ${GOTEST_FLAGS:-} -p "${INTEGRATION_PARALLEL:-3}" -timeout 10m "${OUR_INTEGRATION_PKGS[@]}" || ours=$?
+    theirs=0
+    wait "${upstream}" || theirs=$?
+    cat "${upstream_log}"
+    besides=0
+    if [[ -n "${alongside}" ]]; then
+      wait "${alongside}" || besides=$?
+      featureflags::log "output of ${INTEGRATION_ALONGSIDE}:"
+      cat "${alongside_log}"
+    fi
+    if [[ ${ours} -ne 0 || ${theirs} -ne 0 || ${besides} -ne 0 ]]; then
+      echo "integration stage failed: our tests exit ${ours}, upstream's exit ${theirs}, ${INTEGRATION_ALONGSIDE:-nothing alongside} exit ${besides}" >&2
+      exit 1
+    fi
     skips "${skip_log}" ;;
   upstream)
     mapfile -t upstream < <(upstream_unit_packages)
