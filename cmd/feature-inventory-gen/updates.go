@@ -18,7 +18,6 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -26,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 
@@ -45,32 +43,23 @@ import (
 // trialName is the name and namespace of both objects of a trial.
 const trialName = "trial"
 
-// statusUpdater returns what writes r's status, and the subresource it
-// serves: the status subresource, or r's own store when it has none.
-func statusUpdater(r *resource) (rest.Updater, string) {
-	if r.Status != nil {
-		return r.Status, "status"
-	}
-	return r.Store, ""
-}
-
 // hasStatus reports whether obj, an internal API object, has a status
 // field.
 func hasStatus(obj runtime.Object) bool {
-	v := reflect.ValueOf(obj)
-	return v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct && v.Elem().FieldByName("Status").IsValid()
+	_, ok := upstreamstores.StatusField(obj)
+	return ok
 }
 
 // withoutStatus returns a copy of obj with its status zeroed.
 func withoutStatus(obj runtime.Object) runtime.Object {
 	out := obj.DeepCopyObject()
-	f := reflect.ValueOf(out).Elem().FieldByName("Status")
-	f.Set(reflect.Zero(f.Type()))
+	f, _ := upstreamstores.StatusField(out)
+	f.SetZero()
 	return out
 }
 
 // updateStatus runs the update of old to a copy of obj through r's status
-// writer (statusUpdater) by a cluster admin and returns the copy as the
+// writer (Resource.StatusWriter) by a cluster admin and returns the copy as the
 // strategy prepared it (upstreamstores.TryUpdate). Validation may refuse
 // the object afterwards: the copy is prepared all the same.
 func updateStatus(r *resource, old, obj runtime.Object) (out runtime.Object, err error) {
@@ -93,7 +82,7 @@ func updateStatus(r *resource, old, obj runtime.Object) (out runtime.Object, err
 			a.SetNamespace(trialName)
 		}
 	}
-	updater, subresource := statusUpdater(r)
+	updater, subresource := r.StatusWriter()
 	ctx, err := requestContext(r, obj, "update", subresource)
 	if err != nil {
 		return nil, err
@@ -105,7 +94,7 @@ func updateStatus(r *resource, old, obj runtime.Object) (out runtime.Object, err
 }
 
 // findUpdateDrops adds to inv's footprints the status fields that a status
-// update (statusUpdater) drops with a gate off and keeps with every gate
+// update (Resource.StatusWriter) drops with a gate off and keeps with every gate
 // on, from an old object without status to each sample's fuzzed object.
 // Fields that differ between two runs with every gate on are left out.
 func findUpdateDrops(inv *inventory, gs *gateSet, rec *recordingGate, samples []*sample, note func(string, ...interface{})) error {

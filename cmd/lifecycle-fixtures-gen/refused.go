@@ -33,7 +33,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
@@ -87,7 +87,12 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 		// path at a time in sorted order: a path refused alone may be
 		// accepted along with another (a field that requires it), and a
 		// path refused whatever else is cleared is refused.
-		all := slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(o.paths), func(p string) bool { return throughStatus(gr, p) })))
+		all := slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(o.paths), func(p string) bool {
+			// Written through the status subresource, whose strategy, not
+			// gr's, decides what it accepts: not tried here.
+			parsed, err := fieldpath.Parse(p)
+			return err == nil && lifecycle.ClearedThroughStatus(gr, parsed)
+		})))
 		if len(all) == 0 {
 			continue
 		}
@@ -131,7 +136,7 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 			}
 		}
 		for _, p := range leaves(inventoried[gr]) {
-			if throughStatus(gr, p.String()) {
+			if lifecycle.ClearedThroughStatus(gr, p) {
 				continue
 			}
 			if prefix, ok := g.prefixes[gr]; ok {
@@ -145,13 +150,6 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 		}
 	}
 	return out, nil
-}
-
-// throughStatus reports whether the derived task clears path p of gr
-// through gr's status subresource, whose strategy, not gr's, decides what
-// it accepts: such paths are not tried here.
-func throughStatus(gr schema.GroupResource, p string) bool {
-	return strings.HasPrefix(p, "status.") && migrator.HasStatus(gr)
 }
 
 // untested is the reason recorded for a path of a resource that refuses

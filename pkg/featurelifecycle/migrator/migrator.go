@@ -72,6 +72,9 @@ type Migrator struct {
 	clear    ClearFunc
 	opts     Options
 	limiter  flowcontrol.RateLimiter
+	// subresource is the subresource store writes through ("status" for
+	// a StatusStores store), named in each write's request info.
+	subresource string
 }
 
 // New returns a Migrator of resource over store. Options are defaulted with
@@ -81,7 +84,11 @@ func New(store Store, resource schema.GroupResource, clear ClearFunc, opts Optio
 	if limiter == nil {
 		limiter = SharedLimiter(opts)
 	}
-	return &Migrator{store: store, resource: resource, clear: clear, opts: opts.WithDefaults(), limiter: limiter}
+	m := &Migrator{store: store, resource: resource, clear: clear, opts: opts.WithDefaults(), limiter: limiter}
+	if sub, ok := store.(interface{ Subresource() string }); ok {
+		m.subresource = sub.Subresource()
+	}
+	return m
 }
 
 // FailedObjectsError reports the objects of a page that could not be
@@ -370,9 +377,9 @@ func (m *Migrator) writeOne(ctx context.Context, p pending, t *tally) {
 	}
 	namespace, name := accessor.GetNamespace(), accessor.GetName()
 	ctx = RequestContext(ctx, m.resource, "update", namespace, name)
-	if sub, ok := m.store.(interface{ Subresource() string }); ok {
+	if m.subresource != "" {
 		if info, ok := genericapirequest.RequestInfoFrom(ctx); ok {
-			info.Subresource = sub.Subresource()
+			info.Subresource = m.subresource
 		}
 	}
 	ctx, cancel := context.WithTimeout(withListedObject(ctx, obj), writeTimeout)

@@ -109,14 +109,20 @@ type NoStorage struct{}
 
 // GetRESTOptions returns options whose storage cannot be opened.
 func (NoStorage) GetRESTOptions(gr schema.GroupResource, _ runtime.Object) (generic.RESTOptions, error) {
+	return optionsWithStorage(gr, &pendingStorage{open: func() (storage.Interface, factory.DestroyFunc, error) {
+		return nil, nil, fmt.Errorf("%s was built on no storage", gr.String())
+	}}), nil
+}
+
+// optionsWithStorage returns the RESTOptions of gr for a store built on s,
+// a storage of no backend (NoStorage, TrialGetter).
+func optionsWithStorage(gr schema.GroupResource, s storage.Interface) generic.RESTOptions {
 	return generic.RESTOptions{
 		StorageConfig:  &storagebackend.ConfigForResource{GroupResource: gr},
 		ResourcePrefix: "/" + gr.String(),
 		Decorator: func(*storagebackend.ConfigForResource, string, func(runtime.Object) (string, error), func() runtime.Object, func() runtime.Object,
 			storage.AttrFunc, storage.IndexerFuncs, *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
-			return &pendingStorage{open: func() (storage.Interface, factory.DestroyFunc, error) {
-				return nil, nil, fmt.Errorf("%s was built on no storage", gr.String())
-			}}, func() {}, nil
+			return s, func() {}, nil
 		},
-	}, nil
+	}
 }

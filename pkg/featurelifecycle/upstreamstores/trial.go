@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,9 +30,6 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
-	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
-	"k8s.io/client-go/tools/cache"
 )
 
 // TrialGetter is a RESTOptionsGetter for stores that run updates without
@@ -44,14 +42,7 @@ type TrialGetter struct{}
 
 // GetRESTOptions returns options whose storage is a trial storage.
 func (TrialGetter) GetRESTOptions(gr schema.GroupResource, _ runtime.Object) (generic.RESTOptions, error) {
-	return generic.RESTOptions{
-		StorageConfig:  &storagebackend.ConfigForResource{GroupResource: gr},
-		ResourcePrefix: "/" + gr.String(),
-		Decorator: func(*storagebackend.ConfigForResource, string, func(runtime.Object) (string, error), func() runtime.Object, func() runtime.Object,
-			storage.AttrFunc, storage.IndexerFuncs, *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
-			return trialStorage{}, func() {}, nil
-		},
-	}, nil
+	return optionsWithStorage(gr, trialStorage{}), nil
 }
 
 // errTrialDone ends a trial update once the store's update function ran.
@@ -127,4 +118,25 @@ func TryUpdate(ctx context.Context, updater rest.Updater, old, obj runtime.Objec
 		return nil, nil, fmt.Errorf("the update was refused before validation: %w", t.err)
 	}
 	return prepared, t.err, nil
+}
+
+// StatusWriter returns what writes r's status, and the subresource it
+// serves: r's status subresource, or r's own store when it has none (then
+// status is written with the rest of the object).
+func (r Resource) StatusWriter() (rest.Updater, string) {
+	if r.Status != nil {
+		return r.Status, "status"
+	}
+	return r.Store, ""
+}
+
+// StatusField returns the status field of obj, an internal API object, and
+// whether it has one.
+func StatusField(obj runtime.Object) (reflect.Value, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	f := v.Elem().FieldByName("Status")
+	return f, f.IsValid()
 }

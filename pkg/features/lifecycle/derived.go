@@ -398,13 +398,18 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	return lc, nil
 }
 
+// ClearedThroughStatus reports whether a derived task clears path p of gr
+// through gr's status subresource (migrator.HasStatus): p is under status.
+func ClearedThroughStatus(gr schema.GroupResource, p fieldpath.Path) bool {
+	return len(p) > 0 && p[0].Field == "status" && migrator.HasStatus(gr)
+}
+
 // splitStatus splits ps, paths of gr, into those under status that gr's
 // status subresource writes (cleared through it: gr's own strategy keeps
 // the stored status) and the others.
 func splitStatus(gr schema.GroupResource, ps []fieldpath.Path) (others, status []fieldpath.Path) {
-	hasStatus := migrator.HasStatus(gr)
 	for _, p := range ps {
-		if hasStatus && p[0].Field == "status" {
+		if ClearedThroughStatus(gr, p) {
 			status = append(status, p)
 		} else {
 			others = append(others, p)

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -154,24 +153,19 @@ func Prepare(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResour
 	// The object is created without its status (nodes keep a status on
 	// create), then its status is updated.
 	decoded := internal.DeepCopyObject()
-	status, hasStatus := statusOf(decoded)
+	status, hasStatus := upstreamstores.StatusField(decoded)
 	hasStatus = hasStatus && !status.IsZero()
 	if hasStatus {
-		s, _ := statusOf(internal)
+		s, _ := upstreamstores.StatusField(internal)
 		s.SetZero()
 	}
 	ctx := requestContext(r, "create", "", ns, objMeta.GetName())
 	if err := rest.BeforeCreate(r.Store.CreateStrategy, ctx, internal); err != nil || !hasStatus {
 		return internal, r.GroupResource, err
 	}
-	// A resource without a status subresource writes status with the
-	// rest of the object.
-	updater, subresource := rest.Updater(r.Store), ""
-	if r.Status != nil {
-		updater, subresource = r.Status, "status"
-	}
+	updater, subresource := r.StatusWriter()
 	withStatus := internal.DeepCopyObject()
-	if s, _ := statusOf(withStatus); s.CanSet() {
+	if s, _ := upstreamstores.StatusField(withStatus); s.CanSet() {
 		s.Set(status)
 	}
 	ctx = requestContext(r, "update", subresource, ns, objMeta.GetName())
@@ -180,17 +174,6 @@ func Prepare(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResour
 		return internal, r.GroupResource, fmt.Errorf("updating the status: %w", err)
 	}
 	return prepared, r.GroupResource, refusal
-}
-
-// statusOf returns the status field of obj, an internal API object, and
-// whether it has one.
-func statusOf(obj runtime.Object) (reflect.Value, bool) {
-	v := reflect.ValueOf(obj)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return reflect.Value{}, false
-	}
-	f := v.Elem().FieldByName("Status")
-	return f, f.IsValid()
 }
 
 // PrepareUpdate runs what kube-apiserver does to store updated, an
