@@ -50,6 +50,12 @@ const (
 
 // waitForReport waits until component's report in kube-system says gate is
 // enabled with management (any management when empty), and returns it.
+// afterOutage bounds a wait for a component to report once the apiserver
+// it reports to is back: while the apiserver was gone the reporter's retries
+// backed off to at most 30 s, with up to 100 % jitter, so its next try can be
+// a minute away before the write itself.
+const afterOutage = 2 * time.Minute
+
 func waitForReport(t *testing.T, client featuresclient.Interface, component, gate string, enabled bool, management featuresv1alpha1.FeatureManagement, timeout time.Duration) featuresv1alpha1.FeatureReportGate {
 	t.Helper()
 	var found featuresv1alpha1.FeatureReportGate
@@ -137,7 +143,7 @@ func TestCentralFeature(t *testing.T) {
 	// On on the apiserver: kube-controller-manager follows while running.
 	apiserver.Restart(t, flags("true")...)
 	ready := time.Now()
-	waitForReport(t, admin, "kube-controller-manager", centralGate, true, featuresv1alpha1.FeatureManagementCentral, time.Minute)
+	waitForReport(t, admin, "kube-controller-manager", centralGate, true, featuresv1alpha1.FeatureManagementCentral, afterOutage)
 	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, time.Minute)
 	t.Logf("%s=true on the apiserver: On %.1fs after it was ready", centralGate, time.Since(ready).Seconds())
 	patch := []byte(`{"spec":{"updateStrategy":{"rollingUpdate":{"maxUnavailable":2}}}}`)
@@ -153,7 +159,7 @@ func TestCentralFeature(t *testing.T) {
 	// Feature reaches Off with maxUnavailable cleared.
 	apiserver.Restart(t, flags("false")...)
 	ready = time.Now()
-	waitForReport(t, admin, "kube-controller-manager", centralGate, false, featuresv1alpha1.FeatureManagementCentral, time.Minute)
+	waitForReport(t, admin, "kube-controller-manager", centralGate, false, featuresv1alpha1.FeatureManagementCentral, afterOutage)
 	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
 	t.Logf("%s=false on the apiserver: Off %.1fs after it was ready", centralGate, time.Since(ready).Seconds())
 	got, err = kube.AppsV1().StatefulSets("default").Get(ctx, "web", metav1.GetOptions{})
@@ -172,8 +178,13 @@ func TestCentralFeature(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("kube-controller-manager must say it uses its cache:\n%s", harness.Tail(cached.Log(), 3000))
 	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("log of the kube-controller-manager started from its cache:\n%s", harness.Tail(cached.Log(), 4000))
+		}
+	}()
 	apiserver.Start(t)
-	waitForReport(t, admin, "kube-controller-manager", centralGate, false, featuresv1alpha1.FeatureManagementCentral, time.Minute)
+	waitForReport(t, admin, "kube-controller-manager", centralGate, false, featuresv1alpha1.FeatureManagementCentral, afterOutage)
 }
 
 func equalIntOrString(v *intstr.IntOrString, want int) bool {
