@@ -83,9 +83,14 @@ type footprint struct {
 // sample is one fuzzed object of a resource and what PrepareForCreate made of
 // it with every changeable gate on.
 type sample struct {
-	res  *resource
-	seed int
-	obj  runtime.Object
+	res *resource
+	// trial says how obj was made, for the notes: "seed N", or "only
+	// <path>" for a single-field object.
+	trial string
+	// single is the path of the one field set in obj, for a single-field
+	// object (singles).
+	single string
+	obj    runtime.Object
 	// on is the object prepared with all gates on, in the resource's version.
 	on    runtime.Object
 	onInt runtime.Object
@@ -94,6 +99,10 @@ type sample struct {
 	unstable map[string]bool
 	// found holds, per gate, the paths that differed with the gate off.
 	found map[featuregate.Feature]map[string]Change
+	// statusFound is found for the status update of a single-field object
+	// (findUpdateDrops); those of fuzzed objects go to the inventory
+	// directly.
+	statusFound map[featuregate.Feature]map[string]Change
 }
 
 // fillings are how the seeds fill objects, in turn: with a NilChance of 0
@@ -209,27 +218,20 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 				note("%s: fuzzing with seed %d: %v", r.GroupResource, seed, err)
 				continue
 			}
-			var on1 runtime.Object
-			reads := rec.recordDuring(func() { on1, err = prepare(r, obj) })
-			if err != nil {
-				note("%s: PrepareForCreate with every gate on, seed %d: %v", r.GroupResource, seed, err)
-				continue
+			if s := newSample(rec, r, obj, fmt.Sprintf("seed %d", seed), note); s != nil {
+				samples = append(samples, s)
 			}
-			on2, err := prepare(r, obj)
-			if err != nil {
-				note("%s: PrepareForCreate with every gate on, seed %d: %v", r.GroupResource, seed, err)
-				continue
-			}
-			ext, err := external(r, on1)
-			if err != nil {
-				note("%s: converting to %s, seed %d: %v", r.GroupResource, r.Version, seed, err)
-				continue
-			}
-			s := &sample{res: r, seed: seed, obj: obj, on: ext, onInt: on1, reads: reads, unstable: map[string]bool{}, found: map[featuregate.Feature]map[string]Change{}}
-			if err := s.markUnstable(on2); err != nil {
-				note("%s: converting to %s, seed %d: %v", r.GroupResource, r.Version, seed, err)
-				continue
-			}
+		}
+	}
+	// Objects with one field set each, for the fields the fuzzers leave
+	// unset.
+	consts := newConstantFinder()
+	ones := singles(inv.resources, consts, note)
+	progress("preparing %d objects with one field set each", len(ones))
+	fuzzed := samples
+	for _, o := range ones {
+		if s := newSample(rec, o.res, o.obj, "only "+o.path, note); s != nil {
+			s.single = o.path
 			samples = append(samples, s)
 		}
 	}
@@ -247,7 +249,7 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 			}
 			res, err := prepare(s.res, s.obj)
 			if err != nil {
-				note("%s: PrepareForCreate with %s off, seed %d: %v", s.res.GroupResource, g, s.seed, err)
+				note("%s: PrepareForCreate with %s off, %s: %v", s.res.GroupResource, g, s.trial, err)
 				continue
 			}
 			if equality.Semantic.DeepEqual(res, s.onInt) {
@@ -255,7 +257,7 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 			}
 			ext, err := external(s.res, res)
 			if err != nil {
-				note("%s: converting to %s with %s off, seed %d: %v", s.res.GroupResource, s.res.Version, g, s.seed, err)
+				note("%s: converting to %s with %s off, %s: %v", s.res.GroupResource, s.res.Version, g, s.trial, err)
 				continue
 			}
 			if paths := DroppedPaths(s.on, ext); len(paths) > 0 {
@@ -272,15 +274,15 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 	for _, s := range samples {
 		on3, err := prepare(s.res, s.obj)
 		if err != nil {
-			note("%s: PrepareForCreate with every gate on, seed %d: %v", s.res.GroupResource, s.seed, err)
+			note("%s: PrepareForCreate with every gate on, %s: %v", s.res.GroupResource, s.trial, err)
 			continue
 		}
 		if err := s.markUnstable(on3); err != nil {
-			note("%s: converting to %s, seed %d: %v", s.res.GroupResource, s.res.Version, s.seed, err)
+			note("%s: converting to %s, %s: %v", s.res.GroupResource, s.res.Version, s.trial, err)
 		}
 	}
 
-	for _, s := range samples {
+	for _, s := range fuzzed {
 		for g, paths := range s.found {
 			for p, c := range paths {
 				if !s.unstable[p] {
@@ -293,13 +295,13 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 	if err := findUpdateDrops(inv, gs, rec, samples, note); err != nil {
 		return nil, err
 	}
+	addSingleDrops(inv, gs, samples[len(fuzzed):])
 	progress("trying the declared values of dropped fields")
-	consts := newConstantFinder()
-	if err := findKeptValues(inv, gs, samples, consts, note); err != nil {
+	if err := findKeptValues(inv, gs, fuzzed, consts, note); err != nil {
 		return nil, err
 	}
 	progress("validating the declared values of fields")
-	if err := findRefusedValues(inv, gs, rec, samples, consts, note); err != nil {
+	if err := findRefusedValues(inv, gs, rec, fuzzed, consts, note); err != nil {
 		return nil, err
 	}
 	inv.notes = slices.Sorted(maps.Keys(notes))
@@ -350,6 +352,35 @@ func (s *sample) markUnstable(other runtime.Object) error {
 		s.unstable[p] = true
 	}
 	return nil
+}
+
+// newSample prepares obj, an internal object of r, with every gate on,
+// twice, and returns it as a sample with what differs between the runs
+// marked unstable; nil, with a note, when preparing or converting fails.
+func newSample(rec *recordingGate, r *resource, obj runtime.Object, trial string, note func(string, ...interface{})) *sample {
+	var on1 runtime.Object
+	var err error
+	reads := rec.recordDuring(func() { on1, err = prepare(r, obj) })
+	if err != nil {
+		note("%s: PrepareForCreate with every gate on, %s: %v", r.GroupResource, trial, err)
+		return nil
+	}
+	on2, err := prepare(r, obj)
+	if err != nil {
+		note("%s: PrepareForCreate with every gate on, %s: %v", r.GroupResource, trial, err)
+		return nil
+	}
+	ext, err := external(r, on1)
+	if err != nil {
+		note("%s: converting to %s, %s: %v", r.GroupResource, r.Version, trial, err)
+		return nil
+	}
+	s := &sample{res: r, trial: trial, obj: obj, on: ext, onInt: on1, reads: reads, unstable: map[string]bool{}, found: map[featuregate.Feature]map[string]Change{}}
+	if err := s.markUnstable(on2); err != nil {
+		note("%s: converting to %s, %s: %v", r.GroupResource, r.Version, trial, err)
+		return nil
+	}
+	return s
 }
 
 // fuzz returns an internal object of r filled by upstream's API fuzzers with

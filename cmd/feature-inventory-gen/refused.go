@@ -33,15 +33,20 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
 )
 
-// maxTypeDepth bounds how deep constantPaths walks a type.
+// maxTypeDepth bounds how deep valuePaths walks a type.
 const maxTypeDepth = 16
 
-// constantPaths returns, for every field of t (a versioned API type) whose
+// boundaries are the values tried in integer fields: validation may refuse
+// a number only with a gate off (HPAScaleToZero: minReplicas 0).
+var boundaries = []string{"0"}
+
+// valuePaths returns, for every field of t (a versioned API type) whose
 // type is a named string type with declared constants, its JSON path (as
-// DroppedPaths writes it) and the constants. It leaves out metadata and
-// status (PrepareForCreate resets status), list elements themselves (a
-// path must name a field) and recursive types below their first level.
-func constantPaths(t reflect.Type, consts *constantFinder) (map[string][]string, error) {
+// DroppedPaths writes it) and the constants, and for every integer field
+// its path and the boundaries. It leaves out metadata and status
+// (PrepareForCreate resets status), list elements themselves (a path must
+// name a field) and recursive types below their first level.
+func valuePaths(t reflect.Type, consts *constantFinder) (map[string][]string, error) {
 	out := map[string][]string{}
 	var walk func(t reflect.Type, path string, depth int, seen map[reflect.Type]bool) error
 	walk = func(t reflect.Type, path string, depth int, seen map[reflect.Type]bool) error {
@@ -57,6 +62,11 @@ func constantPaths(t reflect.Type, consts *constantFinder) (map[string][]string,
 			}
 			if len(vs) > 0 && path != "" && path[len(path)-1] != ']' {
 				out[path] = vs
+			}
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			if path != "" && path[len(path)-1] != ']' {
+				out[path] = boundaries
 			}
 		case reflect.Slice, reflect.Array, reflect.Map:
 			return walk(t.Elem(), path+"[*]", depth+1, seen)
@@ -102,7 +112,8 @@ type valueTrial struct {
 }
 
 // findRefusedValues fills inv.refused: for every resource, every field
-// with a named string type with declared constants and every constant, it
+// with a named string type with declared constants and every constant,
+// and every integer field and every boundary (valuePaths), it
 // sets the field to the constant in the smallest fuzzed object that sets
 // it (prepared with every gate on), validates the object with the
 // strategy's Validate with every gate on, and, where validation accepted
@@ -130,7 +141,7 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 		if len(own) == 0 {
 			continue
 		}
-		paths, err := constantPaths(reflect.TypeOf(own[0].on), consts)
+		paths, err := valuePaths(reflect.TypeOf(own[0].on), consts)
 		if err != nil {
 			return err
 		}
@@ -150,13 +161,13 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 			for _, v := range paths[p] {
 				obj, err := withValue(s, fp, v)
 				if err != nil || obj == nil {
-					note("%s: setting %s=%s, seed %d: %v", r.GroupResource, p, v, s.seed, err)
+					note("%s: setting %s=%s, %s: %v", r.GroupResource, p, v, s.trial, err)
 					continue
 				}
 				var errs field.ErrorList
 				reads := rec.recordDuring(func() { errs, err = validate(r, obj) })
 				if err != nil {
-					note("%s: validating %s=%s with every gate on, seed %d: %v", r.GroupResource, p, v, s.seed, err)
+					note("%s: validating %s=%s with every gate on, %s: %v", r.GroupResource, p, v, s.trial, err)
 					continue
 				}
 				if errorsAt(errs, p) {

@@ -111,23 +111,23 @@ func findUpdateDrops(inv *inventory, gs *gateSet, rec *recordingGate, samples []
 	}
 	var trials []*trial
 	for _, s := range samples {
-		if !hasStatus(s.obj) {
+		if !hasStatus(s.obj) || s.single != "" && !underStatus(s.single) {
 			continue
 		}
 		t := &trial{s: s, old: withoutStatus(s.obj), unstable: map[string]bool{}}
 		var err error
 		t.reads = rec.recordDuring(func() { t.onInt, err = updateStatus(s.res, t.old, s.obj) })
 		if err != nil {
-			note("%s: status update with every gate on, seed %d: %v", s.res.GroupResource, s.seed, err)
+			note("%s: status update with every gate on, %s: %v", s.res.GroupResource, s.trial, err)
 			continue
 		}
 		if t.on, err = external(s.res, t.onInt); err != nil {
-			note("%s: converting to %s, seed %d: %v", s.res.GroupResource, s.res.Version, s.seed, err)
+			note("%s: converting to %s, %s: %v", s.res.GroupResource, s.res.Version, s.trial, err)
 			continue
 		}
 		again, err := updateStatus(s.res, t.old, s.obj)
 		if err != nil {
-			note("%s: status update with every gate on, seed %d: %v", s.res.GroupResource, s.seed, err)
+			note("%s: status update with every gate on, %s: %v", s.res.GroupResource, s.trial, err)
 			continue
 		}
 		if !equality.Semantic.DeepEqual(again, t.onInt) {
@@ -155,7 +155,7 @@ func findUpdateDrops(inv *inventory, gs *gateSet, rec *recordingGate, samples []
 			}
 			res, err := updateStatus(t.s.res, t.old, t.s.obj)
 			if err != nil {
-				note("%s: status update with %s off, seed %d: %v", t.s.res.GroupResource, g, t.s.seed, err)
+				note("%s: status update with %s off, %s: %v", t.s.res.GroupResource, g, t.s.trial, err)
 				continue
 			}
 			if equality.Semantic.DeepEqual(res, t.onInt) {
@@ -163,11 +163,21 @@ func findUpdateDrops(inv *inventory, gs *gateSet, rec *recordingGate, samples []
 			}
 			ext, err := external(t.s.res, res)
 			if err != nil {
-				note("%s: converting to %s with %s off, seed %d: %v", t.s.res.GroupResource, t.s.res.Version, g, t.s.seed, err)
+				note("%s: converting to %s with %s off, %s: %v", t.s.res.GroupResource, t.s.res.Version, g, t.s.trial, err)
 				continue
 			}
 			for p, c := range DroppedPaths(t.on, ext) {
 				if t.unstable[p] || !strings.HasPrefix(p, "status.") {
+					continue
+				}
+				if t.s.single != "" {
+					if t.s.statusFound == nil {
+						t.s.statusFound = map[featuregate.Feature]map[string]Change{}
+					}
+					if t.s.statusFound[g] == nil {
+						t.s.statusFound[g] = map[string]Change{}
+					}
+					t.s.statusFound[g][p] = c
 					continue
 				}
 				inv.addField(gs, g, t.s.res.GroupResource, p, c)

@@ -257,7 +257,7 @@ func findKeptValues(inv *inventory, gs *gateSet, samples []*sample, consts *cons
 					}
 					ok, err := keepsValue(s, c.path, v)
 					if err != nil {
-						note("%s: trying %s=%s with %s off, seed %d: %v", c.gr, c.path, v, g, s.seed, err)
+						note("%s: trying %s=%s with %s off, %s: %v", c.gr, c.path, v, g, s.trial, err)
 						continue
 					}
 					tried++
@@ -345,13 +345,22 @@ func keepsValue(s *sample, path string, value string) (bool, error) {
 }
 
 // withValue returns s.on with every occurrence of p set to value, as an
-// internal object, or nil when s.on sets p nowhere.
+// internal object, or nil when s.on sets p nowhere. A number field is set
+// to value read as a number.
 func withValue(s *sample, p fieldpath.Path, value string) (runtime.Object, error) {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.on)
 	if err != nil {
 		return nil, err
 	}
-	if p.Replace(u, value) == 0 {
+	var v interface{} = value
+	if old := p.Values(u); len(old) > 0 {
+		if _, number := old[0].(int64); number {
+			if v, err = strconv.ParseInt(value, 10, 64); err != nil {
+				return nil, fmt.Errorf("%s is a number field: %w", p, err)
+			}
+		}
+	}
+	if p.Replace(u, v) == 0 {
 		return nil, nil
 	}
 	versioned := reflect.New(reflect.TypeOf(s.on).Elem()).Interface().(runtime.Object)

@@ -135,22 +135,24 @@ func TestCommittedValues(t *testing.T) {
 }
 
 func TestConstantPaths(t *testing.T) {
-	paths, err := constantPaths(reflect.TypeFor[corev1.Pod](), newConstantFinder())
+	paths, err := valuePaths(reflect.TypeFor[corev1.Pod](), newConstantFinder())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string][]string{
-		"spec.tolerations[*].operator":             {"Equal", "Exists", "Gt", "Lt"},
-		"spec.initContainers[*].restartPolicy":     {"Always", "Never", "OnFailure"},
-		"spec.securityContext.seLinuxChangePolicy": {"MountOption", "Recursive"},
+		"spec.tolerations[*].operator":              {"Equal", "Exists", "Gt", "Lt"},
+		"spec.initContainers[*].restartPolicy":      {"Always", "Never", "OnFailure"},
+		"spec.securityContext.seLinuxChangePolicy":  {"MountOption", "Recursive"},
+		"spec.terminationGracePeriodSeconds":        {"0"},
+		"spec.containers[*].ports[*].containerPort": {"0"},
 	} {
 		if got := paths[p]; !slices.Equal(got, want) {
-			t.Errorf("constantPaths(Pod)[%s] = %v, want %v", p, got, want)
+			t.Errorf("valuePaths(Pod)[%s] = %v, want %v", p, got, want)
 		}
 	}
 	for p := range paths {
 		if strings.HasPrefix(p, "metadata.") || strings.HasPrefix(p, "status.") || strings.HasSuffix(p, "]") {
-			t.Errorf("constantPaths(Pod) lists %s: metadata, status and list elements are left out", p)
+			t.Errorf("valuePaths(Pod) lists %s: metadata, status and list elements are left out", p)
 		}
 	}
 }

@@ -58,6 +58,11 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 	// ...) are waited for anyway.
 	cleared := map[schema.GroupResource]bool{}
 	for _, task := range lc.OnDisable {
+		// Opt-in tasks (pod templates) too: an admin who opts in must not
+		// meet a rewrite upstream refuses.
+		if o, ok := task.(interface{ Unwrap() tasks.Task }); ok {
+			task = o.Unwrap()
+		}
 		if c, ok := task.(*tasks.ClearFieldsTask); ok {
 			for _, gr := range c.Resources() {
 				cleared[gr] = true

@@ -82,6 +82,13 @@ spec:
     metadata:
       labels: {app: lifecycle}
 `},
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}: {yaml: `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: lifecycle}
+  maxReplicas: 2
+`},
 	{Group: "apps", Resource: "replicasets"}: {restartPolicy: "Always", yaml: `
 apiVersion: apps/v1
 kind: ReplicaSet

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +70,13 @@ os: {name: linux}
 	"startupProbe.httpGet.protocol":        {container: `startupProbe: {httpGet: {port: 8080, protocol: HTTP2}}`},
 	"lifecycle.postStart.httpGet.protocol": {container: `lifecycle: {postStart: {httpGet: {port: 8080, protocol: HTTP2}}}`},
 	"lifecycle.preStop.httpGet.protocol":   {container: `lifecycle: {preStop: {httpGet: {port: 8080, protocol: HTTP2}}}`},
+	"env[*].valueFrom.fileKeyRef": {container: `
+env:
+- {name: FROM_FILE, valueFrom: {fileKeyRef: {volumeName: env-file, path: vars.env, key: FROM_FILE}}}
+`, pod: `
+volumes:
+- {name: env-file, emptyDir: {}}
+`},
 	"volumeMounts[*].bindMountOptions": {container: `
 volumeMounts:
 - {name: bind-mount-options, mountPath: /bind, bindMountOptions: [noexec, nosuid]}
@@ -166,6 +174,58 @@ status: {nodeInfo: {runningInUserNamespace: true}}`,
 status: {phase: Pending, healthStatus: {conditions: [{status: Degraded, reason: SlowIO}]}}`,
 	"csinodes.storage.k8s.io status.storageHealth": `
 status: {storageHealth: [{name: lifecycle.example.com, healthConditions: [{status: StorageDegraded, reason: SlowIO}]}]}`,
+	"pods status.allocatedResources": `
+spec: {resources: {limits: {cpu: "1", memory: 1Gi}}}
+status: {allocatedResources: {cpu: "1", memory: 1Gi}}`,
+	"pods status.resources": `
+spec: {resources: {limits: {cpu: "1", memory: 1Gi}}}
+status: {resources: {limits: {cpu: "1", memory: 1Gi}, requests: {cpu: "1", memory: 1Gi}}}`,
+	"pods status.containerStatuses[*].volumeMounts[*].volumeStatus": `
+spec:
+  containers: [{name: app, volumeMounts: [{name: image, mountPath: /image}]}]
+  volumes: [{name: image, image: {reference: "registry.k8s.io/pause:3.10"}}]
+status:
+  containerStatuses:
+  - name: app
+    image: registry.k8s.io/pause:3.10
+    imageID: ""
+    ready: false
+    restartCount: 0
+    volumeMounts: [{name: image, mountPath: /image, volumeStatus: {image: {imageRef: "registry.k8s.io/pause@sha256:0000000000000000000000000000000000000000000000000000000000000000"}}}]`,
+	"pods status.containerStatuses[*].allocatedResourcesStatus": `
+spec:
+  containers: [{name: app, resources: {limits: {lifecycle.example.com/device: "1"}}}]
+status:
+  containerStatuses:
+  - name: app
+    image: registry.k8s.io/pause:3.10
+    imageID: ""
+    ready: false
+    restartCount: 0
+    allocatedResourcesStatus: [{name: lifecycle.example.com/device, resources: [{resourceID: device-0, health: Healthy}]}]`,
+	"pods status.containerStatuses[*].allocatedResourcesStatus[*].resources[*].message": `
+spec:
+  containers: [{name: app, resources: {limits: {lifecycle.example.com/device: "1"}}}]
+status:
+  containerStatuses:
+  - name: app
+    image: registry.k8s.io/pause:3.10
+    imageID: ""
+    ready: false
+    restartCount: 0
+    allocatedResourcesStatus: [{name: lifecycle.example.com/device, resources: [{resourceID: device-0, health: Unhealthy, message: lifecycle}]}]`,
+	// Scaling to zero needs an object or external metric.
+	"horizontalpodautoscalers.autoscaling spec.minReplicas": `
+spec:
+  minReplicas: 0
+  metrics:
+  - type: Object
+    object:
+      describedObject: {apiVersion: v1, kind: Service, name: lifecycle}
+      metric: {name: requests-per-second}
+      target: {type: Value, value: "10"}`,
+	"persistentvolumeclaims spec.dataSourceRef.namespace": `
+spec: {dataSourceRef: {apiGroup: snapshot.storage.k8s.io, kind: VolumeSnapshot, name: lifecycle, namespace: default}}`,
 
 	// Dynamic resource allocation.
 	"resourceslices.resource.k8s.io spec.devices[*].allowMultipleAllocations": `
@@ -291,6 +351,25 @@ func (g *generator) fragment(gr schema.GroupResource, p fieldpath.Path) (map[str
 	return parse(strings.ReplaceAll(s, nodePlaceholder, g.node))
 }
 
+// typed returns value (as the inventory writes every value, a string) as
+// a number when the fragment's values of the field (old) are numbers.
+func typed(old []interface{}, value string) interface{} {
+	if len(old) == 0 {
+		return value
+	}
+	switch old[0].(type) {
+	case int64:
+		if n, err := strconv.ParseInt(value, 10, 64); err == nil {
+			return n
+		}
+	case float64:
+		if n, err := strconv.ParseFloat(value, 64); err == nil {
+			return n
+		}
+	}
+	return value
+}
+
 // valueFragment returns the fragment of an object of gr that sets p, set
 // to the first of values when there are any (a value validation refuses
 // with the gate off): the fragment of p, or else of the field holding it,
@@ -310,7 +389,7 @@ func (g *generator) valueFragment(gr schema.GroupResource, p fieldpath.Path, val
 	if err != nil {
 		return nil, err
 	}
-	if p.Replace(frag, values[0]) == 0 {
+	if p.Replace(frag, typed(p.Values(frag), values[0])) == 0 {
 		return nil, fmt.Errorf("the generator's value for it (or the field holding it) does not set it")
 	}
 	return frag, nil

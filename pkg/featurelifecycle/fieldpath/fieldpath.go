@@ -25,6 +25,7 @@ package fieldpath
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -188,8 +189,9 @@ func (p Path) Replace(obj map[string]interface{}, v interface{}) int {
 }
 
 // KeepStrings returns a keep function for HasUnless and ClearUnless that
-// accepts exactly the strings values, or nil (accepting none) when values
-// is empty.
+// accepts exactly the strings values, and the numbers whose decimal form
+// is one of them (an int64 or float64, as a JSON number reads: "0" accepts
+// 0), or nil (accepting none) when values is empty.
 func KeepStrings(values []string) func(interface{}) bool {
 	if len(values) == 0 {
 		return nil
@@ -199,8 +201,15 @@ func KeepStrings(values []string) func(interface{}) bool {
 		set[v] = true
 	}
 	return func(v interface{}) bool {
-		s, ok := v.(string)
-		return ok && set[s]
+		switch n := v.(type) {
+		case string:
+			return set[n]
+		case int64:
+			return set[strconv.FormatInt(n, 10)]
+		case float64:
+			return set[strconv.FormatFloat(n, 'f', -1, 64)]
+		}
+		return false
 	}
 }
 

@@ -158,6 +158,10 @@ func TestUnless(t *testing.T) {
 	if keep(1) || keep("Never") || !keep("Always") {
 		t.Error("KeepStrings accepts exactly its strings")
 	}
+	zero := KeepStrings([]string{"0"})
+	if !zero(int64(0)) || !zero(float64(0)) || !zero("0") || zero(int64(1)) || zero(0.5) || zero(true) {
+		t.Error(`KeepStrings("0") accepts the number 0 as a JSON number reads and the string "0", nothing else`)
+	}
 }
 
 func TestValuesAndReplace(t *testing.T) {

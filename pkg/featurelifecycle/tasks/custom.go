@@ -81,6 +81,9 @@ type optInInspector struct {
 	Inspector
 }
 
+// Unwrap returns the task made opt-in.
+func (o optIn) Unwrap() Task { return o.Task }
+
 // Description says that the task is opt-in and how to opt in.
 func (o optIn) Description() string {
 	return fmt.Sprintf("%s Opt-in: runs only if the Feature's annotation %s names %s.", o.Task.Description(), OptInAnnotation, o.Name())

@@ -84,6 +84,9 @@ func TestOptIn(t *testing.T) {
 	if _, ok := task.(Inspector); ok {
 		t.Fatal("an opt-in Custom task inspects nothing")
 	}
+	if u, ok := task.(interface{ Unwrap() Task }); !ok || u.Unwrap().Description() != inner.Description() {
+		t.Fatal("an opt-in task unwraps to the task made opt-in")
+	}
 
 	f := &featuresv1alpha1.Feature{}
 	out, err := task.Step(context.Background(), Env{}, f, Status(task), t0)

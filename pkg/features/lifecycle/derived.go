@@ -294,15 +294,18 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			shorten(fmt.Sprintf("Clear what %s guards from every stored object: %s.", gate, strings.Join(cleared, "; "))), clear))
 	}
 
-	// 2. Pod templates (opt-in).
-	if len(rel) > 0 {
+	// 2. Pod templates (opt-in), but of ephemeral containers: upstream's
+	// validation refuses them in a pod template (ValidatePodTemplateSpec),
+	// so no template holds what a gate guards under them.
+	inTemplates := slices.DeleteFunc(slices.Clone(rel), func(r fieldpath.Path) bool { return r[0].Field == "ephemeralContainers" })
+	if len(inTemplates) > 0 {
 		var targets []tasks.FieldClearer
 		for _, gr := range slices.SortedFunc(maps.Keys(templates), compareGR) {
 			if immutable[gr] {
 				continue
 			}
-			ps := make([]fieldpath.Path, len(rel))
-			for i, r := range rel {
+			ps := make([]fieldpath.Path, len(inTemplates))
+			for i, r := range inTemplates {
 				ps[i] = templates[gr].Join(r)
 			}
 			if ps = allowed(ps, refused[gr]); len(ps) == 0 {
@@ -316,11 +319,11 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		}
 		if len(targets) > 0 {
 			specKeep := map[string][]string{}
-			for i, p := range podSpecPaths(rel) {
-				specKeep[p.String()] = relKeep[rel[i].String()]
+			for i, p := range podSpecPaths(inTemplates) {
+				specKeep[p.String()] = relKeep[inTemplates[i].String()]
 			}
 			lc.OnDisable = append(lc.OnDisable, tasks.OptIn(tasks.ClearFieldsOf(DerivedClearTemplatesTask,
-				shorten(fmt.Sprintf("Clear %s of pod specs from the pod template of every workload (but Jobs); this rolls out new pods.", describePaths(podSpecPaths(rel), specKeep))), targets)))
+				shorten(fmt.Sprintf("Clear %s of pod specs from the pod template of every workload (but Jobs); this rolls out new pods.", describePaths(podSpecPaths(inTemplates), specKeep))), targets)))
 		}
 	}
 

@@ -99,6 +99,11 @@ func TestDerived(t *testing.T) {
 	}
 }
 
+// resources returns pod-level resources with a CPU limit.
+func resources() *api.ResourceRequirements {
+	return &api.ResourceRequirements{Limits: api.ResourceList{api.ResourceCPU: resource.MustParse("1")}}
+}
+
 func derivedOf(t *testing.T, gate featuregate.Feature) Lifecycle {
 	t.Helper()
 	derived, err := Derived()
@@ -128,22 +133,34 @@ func inspector(t *testing.T, lc Lifecycle, name string) tasks.Inspector {
 }
 
 // TestDerivedPodFields follows one pod spec gate, PodLevelResources: its
-// templates are cleared only on opt-in, and its pods and Jobs are waited for.
+// templates are cleared only on opt-in, its pods and Jobs are waited for,
+// and the pod status fields pods' status strategy drops with it off
+// (status.resources, status.allocatedResources) are cleared through the
+// status subresource.
 func TestDerivedPodFields(t *testing.T) {
 	lc := derivedOf(t, "PodLevelResources")
-	if got, want := taskNames(lc.OnDisable), []string{DerivedClearTemplatesTask, DerivedWaitForJobsTask, DerivedWaitForPodsTask}; !slices.Equal(got, want) {
+	if got, want := taskNames(lc.OnDisable), []string{DerivedClearFieldsTask, DerivedClearTemplatesTask, DerivedWaitForJobsTask, DerivedWaitForPodsTask}; !slices.Equal(got, want) {
 		t.Fatalf("tasks %v, want %v", got, want)
 	}
-	if d := lc.OnDisable[0].Description(); !strings.Contains(d, "spec.resources") {
+	if d := lc.OnDisable[1].Description(); !strings.Contains(d, "spec.resources") {
 		t.Errorf("description %q does not name the field", d)
 	}
-	resources := &api.ResourceRequirements{Limits: api.ResourceList{api.ResourceCPU: resource.MustParse("1")}}
+	status := inspector(t, lc, DerivedClearFieldsTask)
+	if got := status.Resources(); !slices.Equal(got, []schema.GroupResource{api.Resource("pods")}) {
+		t.Errorf("the status clear rewrites %v, want pods only", got)
+	}
+	if !status.Holds(&api.Pod{Status: api.PodStatus{Resources: resources()}}) {
+		t.Error("a pod with status.resources holds PodLevelResources' status clear")
+	}
+	if status.Holds(&api.Pod{Spec: api.PodSpec{Resources: resources()}}) {
+		t.Error("the status clear holds a pod only for its status")
+	}
 	pods := inspector(t, lc, DerivedWaitForPodsTask)
 	pod := &api.Pod{Spec: api.PodSpec{Hostname: "h", HostnameOverride: ptr.To("o")}}
 	if pods.Holds(pod) {
 		t.Error("a pod without spec.resources holds nothing of PodLevelResources")
 	}
-	pod.Spec.Resources = resources
+	pod.Spec.Resources = resources()
 	if !pods.Holds(pod) {
 		t.Error("a pod with spec.resources holds PodLevelResources")
 	}
@@ -158,7 +175,7 @@ func TestDerivedPodFields(t *testing.T) {
 	if jobs.Holds(job) {
 		t.Error("an empty Job holds nothing")
 	}
-	job.Spec.Template.Spec.Resources = resources
+	job.Spec.Template.Spec.Resources = resources()
 	if !jobs.Holds(job) {
 		t.Error("a Job whose template has spec.resources holds PodLevelResources")
 	}
