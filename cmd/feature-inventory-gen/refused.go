@@ -23,6 +23,7 @@ import (
 	"regexp"
 	goruntime "runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -109,6 +110,9 @@ type valueTrial struct {
 	obj   runtime.Object
 	// reads are the gates validation read with every gate on.
 	reads map[featuregate.Feature]bool
+	// above are the errors at fields path is part of with every gate on
+	// (errorsAbove).
+	above map[string]bool
 }
 
 // findRefusedValues fills inv.refused: for every resource, every field
@@ -120,7 +124,8 @@ type valueTrial struct {
 // the value at the field, again with each gate it read off in turn; a
 // value refused at the field only with the gate off is recorded.
 // Fuzzed objects are invalid in many other ways, so only the errors at the
-// field (indices and keys collapsed to [*]) count. Values the gate's
+// field (indices and keys collapsed to [*]) count, or at a field it is
+// part of where another value does not get them (refusedAbove). Values the gate's
 // strategy already drops (its fields, but the values it keeps) are not
 // recorded again.
 func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples []*sample, consts *constantFinder, note func(string, ...interface{})) error {
@@ -173,7 +178,7 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 				if errorsAt(errs, p) {
 					continue // refused with every gate on too
 				}
-				trials = append(trials, &valueTrial{res: r, path: p, value: v, obj: obj, reads: reads})
+				trials = append(trials, &valueTrial{res: r, path: p, value: v, obj: obj, reads: reads, above: errorsAbove(errs, p)})
 			}
 		}
 	}
@@ -199,18 +204,21 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 		// Validation is safe to run concurrently (an apiserver does); the
 		// results are recorded in order.
 		refusedOff := make([]bool, len(mine))
+		above := make([]map[string]bool, len(mine))
 		errs := make([]error, len(mine))
 		parallel(len(mine), func(i int) {
 			var list field.ErrorList
 			list, errs[i] = validate(mine[i].res, mine[i].obj)
 			refusedOff[i] = errs[i] == nil && errorsAt(list, mine[i].path)
+			above[i] = errorsAbove(list, mine[i].path)
 		})
+		refusedAbove := refusedAbove(mine, above, errs)
 		for i, t := range mine {
 			if errs[i] != nil {
 				note("%s: validating %s=%s with %s off: %v", t.res.GroupResource, t.path, t.value, g, errs[i])
 				continue
 			}
-			if !refusedOff[i] {
+			if !refusedOff[i] && !refusedAbove[i] {
 				continue
 			}
 			byRes := inv.refused[g]
@@ -292,6 +300,53 @@ func validate(r *resource, obj runtime.Object) (errs field.ErrorList, err error)
 		return nil, err
 	}
 	return r.Store.CreateStrategy.Validate(ctx, obj.DeepCopyObject()), nil
+}
+
+// errorsAbove returns the errors of errs at a field path is part of
+// (spec.updateStrategy for spec.updateStrategy.type; indices and keys
+// collapsed to [*]), as "<field> <type>".
+func errorsAbove(errs field.ErrorList, path string) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range errs {
+		f := indices.ReplaceAllString(e.Field, "[*]")
+		if f != path && (strings.HasPrefix(path, f+".") || strings.HasPrefix(path, f+"[")) {
+			out[f+" "+string(e.Type)] = true
+		}
+	}
+	return out
+}
+
+// refusedAbove reports, for each of trials (validated with a gate off:
+// above are the errors at fields their path is part of, errs whether
+// validation failed), whether its value is refused at a field its path is
+// part of: validation reports some values of a field at the struct
+// holding it (StatefulSetRecreateStrategy: updateStrategy.type Recreate
+// is refused at spec.updateStrategy). An error there counts only when
+// another value of the same field, tried on the same object, does not get
+// it with the gate off, and the value did not get it with every gate on:
+// an error above the field that any value gets is not about the value.
+func refusedAbove(trials []*valueTrial, above []map[string]bool, errs []error) []bool {
+	out := make([]bool, len(trials))
+	for i, t := range trials {
+		if errs[i] != nil {
+			continue
+		}
+		for e := range above[i] {
+			if t.above[e] {
+				continue
+			}
+			for j, o := range trials {
+				if j != i && errs[j] == nil && o.res == t.res && o.path == t.path && o.value != t.value && !above[j][e] {
+					out[i] = true
+					break
+				}
+			}
+			if out[i] {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // indices are the list indices and map keys of a validation error's field

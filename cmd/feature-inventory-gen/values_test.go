@@ -173,3 +173,50 @@ func TestErrorsAt(t *testing.T) {
 		}
 	}
 }
+
+func TestRefusedAbove(t *testing.T) {
+	sts := &resource{}
+	trial := func(value string, onAbove ...string) *valueTrial {
+		above := map[string]bool{}
+		for _, e := range onAbove {
+			above[e] = true
+		}
+		return &valueTrial{res: sts, path: "spec.updateStrategy.type", value: value, above: above}
+	}
+	invalid := field.Invalid(field.NewPath("spec", "updateStrategy"), nil, "must be 'RollingUpdate' or 'OnDelete'")
+	required := field.Required(field.NewPath("spec", "selector"), "")
+	if got := errorsAbove(field.ErrorList{invalid, required, field.Invalid(field.NewPath("spec", "updateStrategy", "type"), nil, "")}, "spec.updateStrategy.type"); !reflect.DeepEqual(got, map[string]bool{"spec.updateStrategy FieldValueInvalid": true}) {
+		t.Errorf("errorsAbove = %v, want the error at spec.updateStrategy only", got)
+	}
+	at := func(errs ...*field.Error) map[string]bool { return errorsAbove(errs, "spec.updateStrategy.type") }
+	for _, tc := range []struct {
+		name   string
+		trials []*valueTrial
+		above  []map[string]bool
+		want   []bool
+	}{{
+		name:   "only Recreate gets the error with the gate off",
+		trials: []*valueTrial{trial("OnDelete"), trial("Recreate"), trial("RollingUpdate")},
+		above:  []map[string]bool{at(), at(invalid), at()},
+		want:   []bool{false, true, false},
+	}, {
+		name:   "every value gets it: it is not about the value",
+		trials: []*valueTrial{trial("OnDelete"), trial("Recreate")},
+		above:  []map[string]bool{at(invalid), at(invalid)},
+		want:   []bool{false, false},
+	}, {
+		name:   "Recreate got it with every gate on too",
+		trials: []*valueTrial{trial("OnDelete"), trial("Recreate", "spec.updateStrategy FieldValueInvalid")},
+		above:  []map[string]bool{at(), at(invalid)},
+		want:   []bool{false, false},
+	}, {
+		name:   "no other value to compare with",
+		trials: []*valueTrial{trial("Recreate")},
+		above:  []map[string]bool{at(invalid)},
+		want:   []bool{false},
+	}} {
+		if got := refusedAbove(tc.trials, tc.above, make([]error, len(tc.trials))); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: refusedAbove = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -214,6 +214,8 @@ status:
     ready: false
     restartCount: 0
     allocatedResourcesStatus: [{name: lifecycle.example.com/device, resources: [{resourceID: device-0, health: Unhealthy, message: lifecycle}]}]`,
+	"statefulsets.apps spec.updateStrategy.type": `
+spec: {updateStrategy: {type: Recreate}}`,
 	// Scaling to zero needs an object or external metric.
 	"horizontalpodautoscalers.autoscaling spec.minReplicas": `
 spec:
