@@ -45,6 +45,8 @@ type inventory struct {
 	upstreamVersion  string
 	emulationVersion string
 	seeds            int
+	// singles counts the single-field objects made (singles).
+	singles int
 	// gates are the changeable gates examined, sorted.
 	gates []featuregate.Feature
 	// locked are the gates skipped because they are locked to their default.
@@ -227,6 +229,7 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 	// unset.
 	consts := newConstantFinder()
 	ones := singles(inv.resources, consts, note)
+	inv.singles = len(ones)
 	progress("preparing %d objects with one field set each", len(ones))
 	fuzzed := samples
 	for _, o := range ones {

@@ -115,12 +115,23 @@ func (inv *inventory) render() []byte {
 	fmt.Fprintf(&b, "upstreamVersion: %s\n", inv.upstreamVersion)
 	fmt.Fprintf(&b, "emulationVersion: %q\n", inv.emulationVersion)
 	fmt.Fprintf(&b, "seedsPerResource: %d\n", inv.seeds)
+	fmt.Fprintf(&b, "# Objects with one leaf field set each, over every resource.\n")
+	fmt.Fprintf(&b, "singleFieldObjects: %d\n", inv.singles)
 	fmt.Fprintf(&b, "# Changeable gates (AllAlpha, AllBeta and gates locked to their default are skipped).\n")
 	fmt.Fprintf(&b, "gatesExamined: %d\n", len(inv.gates))
 	fmt.Fprintf(&b, "gatesLockedSkipped: %d\n", len(inv.locked))
 	fmt.Fprintf(&b, "# Resources with a registry store whose PrepareForCreate was run.\n")
 	fmt.Fprintf(&b, "resourcesExamined: %d\n", len(inv.resources))
 	fmt.Fprintf(&b, "gatesWithFieldFootprint: %d\n", len(inv.footprints))
+	statusGates := 0
+	for _, fp := range inv.footprints {
+		if slices.ContainsFunc(slices.Collect(maps.Values(fp.fields)), func(paths map[string]Change) bool {
+			return slices.ContainsFunc(slices.Collect(maps.Keys(paths)), underStatus)
+		}) {
+			statusGates++
+		}
+	}
+	fmt.Fprintf(&b, "gatesWithStatusFieldFootprint: %d\n", statusGates)
 	fmt.Fprintf(&b, "gatesWithValueFootprint: %d\n", len(inv.refused))
 
 	b.WriteString("\ngates:\n")

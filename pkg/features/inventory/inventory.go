@@ -25,7 +25,9 @@ package inventory
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -45,6 +47,9 @@ type Inventory struct {
 	EmulationVersion string `json:"emulationVersion"`
 	// SeedsPerResource is how many fuzzed objects of each resource were run.
 	SeedsPerResource int `json:"seedsPerResource"`
+	// SingleFieldObjects is how many objects with one leaf field set were
+	// run, over every resource.
+	SingleFieldObjects int `json:"singleFieldObjects"`
 	// GatesExamined counts the changeable gates examined.
 	GatesExamined int `json:"gatesExamined"`
 	// GatesLockedSkipped counts the gates locked to their default.
@@ -53,6 +58,9 @@ type Inventory struct {
 	ResourcesExamined int `json:"resourcesExamined"`
 	// GatesWithFieldFootprint counts the entries of Gates.
 	GatesWithFieldFootprint int `json:"gatesWithFieldFootprint"`
+	// GatesWithStatusFieldFootprint counts the entries of Gates with a
+	// field under status (cleared through the status subresource).
+	GatesWithStatusFieldFootprint int `json:"gatesWithStatusFieldFootprint"`
 	// GatesWithValueFootprint counts the entries of RefusedValues.
 	GatesWithValueFootprint int `json:"gatesWithValueFootprint"`
 	// Gates maps a gate to the fields it guards.
@@ -125,6 +133,19 @@ type Footprint struct {
 // Load returns the inventory, read once.
 var Load = sync.OnceValues(func() (*Inventory, error) { return Parse(generated) })
 
+// gatesWithStatusFields counts the gates with a field under status.
+func (inv *Inventory) gatesWithStatusFields() int {
+	n := 0
+	for _, fp := range inv.Gates {
+		if slices.ContainsFunc(slices.Collect(maps.Values(fp.Fields)), func(paths []string) bool {
+			return slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, "status.") })
+		}) {
+			n++
+		}
+	}
+	return n
+}
+
 // Parse reads an inventory and checks it: every path parses, every
 // resource with paths has a version, and the counts match the lists.
 func Parse(data []byte) (*Inventory, error) {
@@ -134,6 +155,9 @@ func Parse(data []byte) (*Inventory, error) {
 	}
 	if inv.GatesWithFieldFootprint != len(inv.Gates) {
 		return nil, fmt.Errorf("gate inventory: gatesWithFieldFootprint is %d but %d gates are listed", inv.GatesWithFieldFootprint, len(inv.Gates))
+	}
+	if n := inv.gatesWithStatusFields(); inv.GatesWithStatusFieldFootprint != n {
+		return nil, fmt.Errorf("gate inventory: gatesWithStatusFieldFootprint is %d but %d gates list a status field", inv.GatesWithStatusFieldFootprint, n)
 	}
 	if inv.GatesWithValueFootprint != len(inv.RefusedValues) {
 		return nil, fmt.Errorf("gate inventory: gatesWithValueFootprint is %d but %d gates have refused values", inv.GatesWithValueFootprint, len(inv.RefusedValues))
