@@ -17,12 +17,9 @@ limitations under the License.
 package lifecycle
 
 import (
-	"slices"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/apis/apps"
@@ -30,12 +27,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
-	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	lifecyclefixtures "k8s.io/kubernetes/test/integration/features/lifecycle"
 )
-
-// maxDescriptionBytes is validation's bound on status.tasks[].description.
-const maxDescriptionBytes = 1024
 
 // TestLifecycles checks the declarations of the lifecycle registry: real,
 // kube gates that can change at some version the binary emulates, well-named tasks on resources the migrator's stores
@@ -75,47 +68,6 @@ func TestLifecycles(t *testing.T) {
 	for _, gate := range gates {
 		if _, ok := registry[gate]; !ok {
 			t.Errorf("testdata/%s is the fixture of no registration, explicit or derived", gate)
-		}
-	}
-}
-
-// checkTasks checks the tasks of one lifecycle: well-named, unique in their
-// transition, described, valid, on resources the migrator's stores can open.
-func checkTasks(t *testing.T, lc Lifecycle, supported []schema.GroupResource) {
-	t.Helper()
-	for transition, list := range map[string][]tasks.Task{"OnEnable": lc.OnEnable, "OnDisable": lc.OnDisable} {
-		names := []string{tasks.WaitForUsesName}
-		for i, task := range list {
-			if task == nil {
-				t.Errorf("%s[%d] is nil", transition, i)
-				continue
-			}
-			name := task.Name()
-			for _, msg := range validation.IsDNS1123Label(name) {
-				t.Errorf("%s[%d]: task name %q: %s", transition, i, name, msg)
-			}
-			if slices.Contains(names, name) {
-				t.Errorf("%s[%d]: task name %q is not unique in the transition (wait-for-uses comes first)", transition, i, name)
-			}
-			names = append(names, name)
-			if d := task.Description(); d == "" || len(d) > maxDescriptionBytes {
-				t.Errorf("%s: the description must say what the task does, in at most %d bytes: %q", name, maxDescriptionBytes, d)
-			}
-			if v, ok := task.(interface{ Validate() error }); ok {
-				if err := v.Validate(); err != nil {
-					t.Errorf("%s: %v", name, err)
-				}
-			}
-			if in, ok := task.(tasks.Inspector); ok {
-				if len(in.Resources()) == 0 {
-					t.Errorf("%s inspects no resource", name)
-				}
-				for _, gr := range in.Resources() {
-					if !slices.Contains(supported, gr) {
-						t.Errorf("%s reads %s, which the migrator's stores cannot open (supported: %v)", name, gr, supported)
-					}
-				}
-			}
 		}
 	}
 }
