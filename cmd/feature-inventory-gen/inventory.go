@@ -99,12 +99,9 @@ type sample struct {
 	// reads are the gates PrepareForCreate read with every gate on.
 	reads    map[featuregate.Feature]bool
 	unstable map[string]bool
-	// found holds, per gate, the paths that differed with the gate off.
+	// found holds, per gate, the paths that differed with the gate off
+	// (for a single-field object, in its status update too).
 	found map[featuregate.Feature]map[string]Change
-	// statusFound is found for the status update of a single-field object
-	// (findUpdateDrops); those of fuzzed objects go to the inventory
-	// directly.
-	statusFound map[featuregate.Feature]map[string]Change
 }
 
 // fillings are how the seeds fill objects, in turn: with a NilChance of 0

@@ -315,20 +315,18 @@ func addSingleDrops(inv *inventory, gs *gateSet, ones []*sample) {
 	by := map[whole]map[string]bool{}
 	for _, s := range ones {
 		gr := s.res.GroupResource
-		for _, found := range []map[featuregate.Feature]map[string]Change{s.found, s.statusFound} {
-			for _, g := range slices.Sorted(maps.Keys(found)) {
-				for _, p := range slices.Sorted(maps.Keys(found[g])) {
-					switch {
-					case s.unstable[p]:
-					case p != s.single && within(s.single, p):
-						w := whole{g, gr, p}
-						if by[w] == nil {
-							by[w] = map[string]bool{}
-						}
-						by[w][s.single] = true
-					case !listed(inv, g, gr, p):
-						inv.addField(gs, g, gr, p, found[g][p])
+		for _, g := range slices.Sorted(maps.Keys(s.found)) {
+			for _, p := range slices.Sorted(maps.Keys(s.found[g])) {
+				switch {
+				case s.unstable[p]:
+				case p != s.single && within(s.single, p):
+					w := whole{g, gr, p}
+					if by[w] == nil {
+						by[w] = map[string]bool{}
 					}
+					by[w][s.single] = true
+				case !listed(inv, g, gr, p):
+					inv.addField(gs, g, gr, p, s.found[g][p])
 				}
 			}
 		}

@@ -170,14 +170,11 @@ func findUpdateDrops(inv *inventory, gs *gateSet, rec *recordingGate, samples []
 				if t.unstable[p] || !strings.HasPrefix(p, "status.") {
 					continue
 				}
-				if t.s.single != "" {
-					if t.s.statusFound == nil {
-						t.s.statusFound = map[featuregate.Feature]map[string]Change{}
+				if t.s.single != "" { // addSingleDrops decides
+					if t.s.found[g] == nil {
+						t.s.found[g] = map[string]Change{}
 					}
-					if t.s.statusFound[g] == nil {
-						t.s.statusFound[g] = map[string]Change{}
-					}
-					t.s.statusFound[g][p] = c
+					t.s.found[g][p] = c
 					continue
 				}
 				inv.addField(gs, g, t.s.res.GroupResource, p, c)

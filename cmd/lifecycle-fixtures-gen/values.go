@@ -147,6 +147,18 @@ tolerations:
 securityContext: {seLinuxChangePolicy: Recursive}`,
 }
 
+// appStatus starts the status of a pod whose one container is "app" (the
+// pod spec's), as the kubelet writes it; a value adds the container
+// status' gated field at four spaces.
+const appStatus = `status:
+  containerStatuses:
+  - name: app
+    image: registry.k8s.io/pause:3.10
+    imageID: ""
+    ready: false
+    restartCount: 0
+`
+
 // objectValues are fragments of an object, by resource and path.
 var objectValues = map[string]string{
 	"jobs.batch spec.scheduling": `
@@ -184,36 +196,15 @@ status: {resources: {limits: {cpu: "1", memory: 1Gi}, requests: {cpu: "1", memor
 spec:
   containers: [{name: app, volumeMounts: [{name: image, mountPath: /image}]}]
   volumes: [{name: image, image: {reference: "registry.k8s.io/pause:3.10"}}]
-status:
-  containerStatuses:
-  - name: app
-    image: registry.k8s.io/pause:3.10
-    imageID: ""
-    ready: false
-    restartCount: 0
-    volumeMounts: [{name: image, mountPath: /image, volumeStatus: {image: {imageRef: "registry.k8s.io/pause@sha256:0000000000000000000000000000000000000000000000000000000000000000"}}}]`,
+` + appStatus + `    volumeMounts: [{name: image, mountPath: /image, volumeStatus: {image: {imageRef: "registry.k8s.io/pause@sha256:0000000000000000000000000000000000000000000000000000000000000000"}}}]`,
 	"pods status.containerStatuses[*].allocatedResourcesStatus": `
 spec:
   containers: [{name: app, resources: {limits: {lifecycle.example.com/device: "1"}}}]
-status:
-  containerStatuses:
-  - name: app
-    image: registry.k8s.io/pause:3.10
-    imageID: ""
-    ready: false
-    restartCount: 0
-    allocatedResourcesStatus: [{name: lifecycle.example.com/device, resources: [{resourceID: device-0, health: Healthy}]}]`,
+` + appStatus + `    allocatedResourcesStatus: [{name: lifecycle.example.com/device, resources: [{resourceID: device-0, health: Healthy}]}]`,
 	"pods status.containerStatuses[*].allocatedResourcesStatus[*].resources[*].message": `
 spec:
   containers: [{name: app, resources: {limits: {lifecycle.example.com/device: "1"}}}]
-status:
-  containerStatuses:
-  - name: app
-    image: registry.k8s.io/pause:3.10
-    imageID: ""
-    ready: false
-    restartCount: 0
-    allocatedResourcesStatus: [{name: lifecycle.example.com/device, resources: [{resourceID: device-0, health: Unhealthy, message: lifecycle}]}]`,
+` + appStatus + `    allocatedResourcesStatus: [{name: lifecycle.example.com/device, resources: [{resourceID: device-0, health: Unhealthy, message: lifecycle}]}]`,
 	"statefulsets.apps spec.updateStrategy.type": `
 spec: {updateStrategy: {type: Recreate}}`,
 	// Scaling to zero needs an object or external metric.
