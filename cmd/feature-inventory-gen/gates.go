@@ -154,6 +154,15 @@ func (s *gateSet) setAllOn() error {
 	return s.apply(s.allOn())
 }
 
+// setAllOff turns every changeable gate off.
+func (s *gateSet) setAllOff() error {
+	m := s.allOn()
+	for g := range m {
+		m[g] = false
+	}
+	return s.apply(m)
+}
+
 // setOff turns every changeable gate on but g and the gates that depend on
 // it, which it turns off. It returns those it turned off.
 func (s *gateSet) setOff(g featuregate.Feature) ([]featuregate.Feature, error) {

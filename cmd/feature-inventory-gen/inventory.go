@@ -64,6 +64,10 @@ type inventory struct {
 	// that validation refuses with it off and accepts with every gate on
 	// (findRefusedValues).
 	refused map[featuregate.Feature]map[schema.GroupResource]map[string][]string
+	// stricter maps a gate to the probes of free-form string fields (by
+	// resource and path) that validation refuses only with the gate on
+	// (findStricterValues).
+	stricter map[featuregate.Feature]map[schema.GroupResource]map[string][]string
 	// notes are problems met on the way (panics, conversion errors), sorted.
 	notes []string
 	// markers is the cross-check against upstream's gate markers
@@ -302,6 +306,10 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 	}
 	progress("validating the declared values of fields")
 	if err := findRefusedValues(inv, gs, rec, fuzzed, consts, note); err != nil {
+		return nil, err
+	}
+	progress("validating probes of free-form string fields")
+	if err := findStricterValues(inv, gs, rec, fuzzed, consts, note); err != nil {
 		return nil, err
 	}
 	inv.notes = slices.Sorted(maps.Keys(notes))

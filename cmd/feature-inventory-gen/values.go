@@ -360,6 +360,22 @@ func withValue(s *sample, p fieldpath.Path, value string) (runtime.Object, error
 			}
 		}
 	}
+	return withObjectFrom(s, u, p, v)
+}
+
+// withObject returns s.on, in its internal version, with the field p set
+// to v (a string, a number or a list, as JSON reads them) everywhere it
+// occurs, or nil when s does not set it.
+func withObject(s *sample, p fieldpath.Path, v interface{}) (runtime.Object, error) {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.on)
+	if err != nil {
+		return nil, err
+	}
+	return withObjectFrom(s, u, p, v)
+}
+
+// withObjectFrom is withObject on u, s.on in its unstructured form.
+func withObjectFrom(s *sample, u map[string]interface{}, p fieldpath.Path, v interface{}) (runtime.Object, error) {
 	if p.Replace(u, v) == 0 {
 		return nil, nil
 	}

@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -83,6 +84,21 @@ func NewObject(gr schema.GroupResource) (runtime.Object, error) {
 		return nil, unsupported(gr)
 	}
 	return r.Store.New(), nil
+}
+
+// CreateValidation returns the validation a create of an object of gr
+// passes (its strategy's Validate, reading the feature gates as this
+// binary has them), or an error naming gr when it is not supported.
+func CreateValidation(gr schema.GroupResource) (func(ctx context.Context, obj runtime.Object) field.ErrorList, error) {
+	c, err := catalog()
+	if err != nil {
+		return nil, fmt.Errorf("building the feature storage migrator's catalog of resources: %w", err)
+	}
+	r, ok := c[gr]
+	if !ok || r.Store.CreateStrategy == nil {
+		return nil, unsupported(gr)
+	}
+	return r.Store.CreateStrategy.Validate, nil
 }
 
 // HasStatus reports whether gr has a status subresource whose strategy

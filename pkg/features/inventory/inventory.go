@@ -63,12 +63,19 @@ type Inventory struct {
 	GatesWithStatusFieldFootprint int `json:"gatesWithStatusFieldFootprint"`
 	// GatesWithValueFootprint counts the entries of RefusedValues.
 	GatesWithValueFootprint int `json:"gatesWithValueFootprint"`
+	// GatesStricterWhenOn counts the entries of StricterValues.
+	GatesStricterWhenOn int `json:"gatesStricterWhenOn"`
 	// Gates maps a gate to the fields it guards.
 	Gates map[string]Footprint `json:"gates"`
 	// RefusedValues maps a gate, a resource and a field path to the values
 	// of the field upstream's validation refuses with the gate off and
 	// accepts with every gate on.
 	RefusedValues map[string]map[string]map[string][]string `json:"refusedValues"`
+	// StricterValues maps a gate, a resource and a field path to the
+	// probes of the field (free-form strings) upstream's validation
+	// refuses with the gate on and accepts with it off: turning the gate
+	// on makes stored objects invalid.
+	StricterValues map[string]map[string]map[string][]string `json:"stricterValues"`
 	// GatesWithoutFieldFootprint are the examined gates with no entry.
 	GatesWithoutFieldFootprint []string `json:"gatesWithoutFieldFootprint"`
 	// ResourcesServedOnlyWith maps a gate to the resources not served
@@ -162,17 +169,22 @@ func Parse(data []byte) (*Inventory, error) {
 	if inv.GatesWithValueFootprint != len(inv.RefusedValues) {
 		return nil, fmt.Errorf("gate inventory: gatesWithValueFootprint is %d but %d gates have refused values", inv.GatesWithValueFootprint, len(inv.RefusedValues))
 	}
-	for gate, byRes := range inv.RefusedValues {
-		for r, paths := range byRes {
-			if _, err := inv.Version(schema.ParseGroupResource(r)); err != nil {
-				return nil, fmt.Errorf("gate inventory: refused values of %s: %w", gate, err)
-			}
-			for p, values := range paths {
-				if _, err := fieldpath.Parse(p); err != nil {
-					return nil, fmt.Errorf("gate inventory: refused values of %s, resource %s: %w", gate, r, err)
+	if inv.GatesStricterWhenOn != len(inv.StricterValues) {
+		return nil, fmt.Errorf("gate inventory: gatesStricterWhenOn is %d but %d gates have stricter values", inv.GatesStricterWhenOn, len(inv.StricterValues))
+	}
+	for what, values := range map[string]map[string]map[string]map[string][]string{"refused values": inv.RefusedValues, "stricter values": inv.StricterValues} {
+		for gate, byRes := range values {
+			for r, paths := range byRes {
+				if _, err := inv.Version(schema.ParseGroupResource(r)); err != nil {
+					return nil, fmt.Errorf("gate inventory: %s of %s: %w", what, gate, err)
 				}
-				if len(values) == 0 {
-					return nil, fmt.Errorf("gate inventory: refused values of %s, resource %s: none listed for %s", gate, r, p)
+				for p, values := range paths {
+					if _, err := fieldpath.Parse(p); err != nil {
+						return nil, fmt.Errorf("gate inventory: %s of %s, resource %s: %w", what, gate, r, err)
+					}
+					if len(values) == 0 {
+						return nil, fmt.Errorf("gate inventory: %s of %s, resource %s: none listed for %s", what, gate, r, p)
+					}
 				}
 			}
 		}
@@ -247,6 +259,17 @@ func (fp Footprint) KeptValues(gr schema.GroupResource, path string) []string {
 func (inv *Inventory) Refused(gate string) map[schema.GroupResource]map[string][]string {
 	out := make(map[schema.GroupResource]map[string][]string, len(inv.RefusedValues[gate]))
 	for r, paths := range inv.RefusedValues[gate] {
+		out[schema.ParseGroupResource(r)] = paths
+	}
+	return out
+}
+
+// Stricter returns, for each resource, the field paths (as written in the
+// file) and the probes of them validation refuses with gate on and
+// accepts with it off.
+func (inv *Inventory) Stricter(gate string) map[schema.GroupResource]map[string][]string {
+	out := make(map[schema.GroupResource]map[string][]string, len(inv.StricterValues[gate]))
+	for r, paths := range inv.StricterValues[gate] {
 		out[schema.ParseGroupResource(r)] = paths
 	}
 	return out

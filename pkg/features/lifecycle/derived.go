@@ -193,7 +193,7 @@ func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (m
 			gates = append(gates, g)
 		}
 	}
-	for _, g := range slices.Sorted(maps.Keys(inv.RefusedValues)) {
+	for _, g := range slices.Sorted(slices.Values(slices.Concat(slices.Collect(maps.Keys(inv.RefusedValues)), slices.Collect(maps.Keys(inv.StricterValues))))) {
 		if !slices.Contains(gates, g) {
 			gates = append(gates, g)
 		}
@@ -398,6 +398,14 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		}
 		lc.OnDisable = append(lc.OnDisable, servedOnlyWithTasks(gate, gr)...)
 	}
+
+	// 6. The other direction: values validation refuses once the gate is
+	// on.
+	stricter, err := stricterTasks(inv, templates, gate)
+	if err != nil {
+		return lc, err
+	}
+	lc.OnEnable = append(lc.OnEnable, stricter...)
 	return lc, nil
 }
 
@@ -459,30 +467,7 @@ func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fie
 	if len(refused) == 0 {
 		return nil, nil
 	}
-	byRes := map[schema.GroupResource]map[string][]string{}
-	add := func(gr schema.GroupResource, p string, values []string) {
-		if byRes[gr] == nil {
-			byRes[gr] = map[string][]string{}
-		}
-		byRes[gr][p] = union(byRes[gr][p], values)
-	}
-	rel := map[string][]string{}
-	for gr, paths := range refused {
-		for p, values := range paths {
-			if prefix, ok := templates[gr]; ok {
-				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok {
-					rel[r.String()] = union(rel[r.String()], values)
-					continue
-				}
-			}
-			add(gr, p, values)
-		}
-	}
-	for gr, prefix := range templates {
-		for r, values := range rel {
-			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), values)
-		}
-	}
+	byRes := throughTemplates(templates, refused)
 	var out []tasks.Task
 	for _, gr := range slices.SortedFunc(maps.Keys(byRes), compareGR) {
 		var (
@@ -508,6 +493,37 @@ func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fie
 			gr, shorten(strings.Join(what, "; ")), uses))
 	}
 	return out, nil
+}
+
+// throughTemplates returns values (by resource and path) with a pod spec
+// path found under one resource holding a pod spec applied to all of them,
+// with the values found under any.
+func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values map[schema.GroupResource]map[string][]string) map[schema.GroupResource]map[string][]string {
+	byRes := map[schema.GroupResource]map[string][]string{}
+	add := func(gr schema.GroupResource, p string, values []string) {
+		if byRes[gr] == nil {
+			byRes[gr] = map[string][]string{}
+		}
+		byRes[gr][p] = union(byRes[gr][p], values)
+	}
+	rel := map[string][]string{}
+	for gr, paths := range values {
+		for p, vs := range paths {
+			if prefix, ok := templates[gr]; ok {
+				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok { // checked by inventory.Parse
+					rel[r.String()] = union(rel[r.String()], vs)
+					continue
+				}
+			}
+			add(gr, p, vs)
+		}
+	}
+	for gr, prefix := range templates {
+		for r, vs := range rel {
+			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), vs)
+		}
+	}
+	return byRes
 }
 
 // allBut returns a keep function accepting every value but the strings

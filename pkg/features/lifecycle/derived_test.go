@@ -27,6 +27,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -82,8 +83,16 @@ func TestDerived(t *testing.T) {
 			if _, ok := known[gate]; !ok {
 				t.Errorf("%s is not a gate of kube-apiserver", gate)
 			}
-			if len(lc.OnEnable) != 0 {
-				t.Errorf("derived OnEnable tasks: %v", taskNames(lc.OnEnable))
+			// Only a gate whose validation is stricter when on waits
+			// while TurningOn, and only for invalid objects.
+			_, stricter := inv.StricterValues[string(gate)]
+			if stricter != (len(lc.OnEnable) > 0) {
+				t.Errorf("derived OnEnable tasks %v, stricter values listed: %t", taskNames(lc.OnEnable), stricter)
+			}
+			for _, task := range lc.OnEnable {
+				if !strings.HasPrefix(task.Name(), derivedWaitForValidPrefix) || tasks.IsOptIn(task) {
+					t.Errorf("derived OnEnable task %s: only %s<resource> tasks, not opt-in", task.Name(), derivedWaitForValidPrefix)
+				}
 			}
 			checkTasks(t, lc, supported)
 		})
@@ -483,6 +492,49 @@ func TestValuesTaskName(t *testing.T) {
 		got := valuesTaskName(gr)
 		if got != want || len(got) > 63 {
 			t.Errorf("valuesTaskName(%s) = %q (%d characters), want %q", gr, got, len(got), want)
+		}
+	}
+}
+
+// TestDerivedStricterWhenOn: StrictIPCIDRValidation's TurningOn tasks hold
+// a stored object whose IP or CIDR the resource's validation refuses with
+// the gate on (it is on by default at 1.37), and no other.
+func TestDerivedStricterWhenOn(t *testing.T) {
+	derived, err := Derived()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inspectors := derived["StrictIPCIDRValidation"].Inspectors()
+	pod := func(nameserver string) *api.Pod {
+		return &api.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"},
+			Spec:       api.PodSpec{DNSConfig: &api.PodDNSConfig{Nameservers: []string{nameserver}}},
+		}
+	}
+	endpoints := func(ip string) *api.Endpoints {
+		return &api.Endpoints{
+			ObjectMeta: metav1.ObjectMeta{Name: "e", Namespace: "ns"},
+			Subsets:    []api.EndpointSubset{{Addresses: []api.EndpointAddress{{IP: ip}}, Ports: []api.EndpointPort{{Port: 80, Protocol: api.ProtocolTCP}}}},
+		}
+	}
+	for _, c := range []struct {
+		task string
+		obj  runtime.Object
+		want bool
+	}{
+		{"wait-for-valid-pods", pod("010.000.000.001"), true},
+		{"wait-for-valid-pods", pod("::ffff:1.2.3.4"), true},
+		{"wait-for-valid-pods", pod("10.0.0.1"), false},
+		{"wait-for-valid-endpoints", endpoints("010.000.000.001"), true},
+		{"wait-for-valid-endpoints", endpoints("10.0.0.1"), false},
+		{"wait-for-valid-pods", endpoints("010.000.000.001"), false}, // another kind
+	} {
+		in, ok := inspectors[c.task]
+		if !ok {
+			t.Fatalf("no task %s among %v", c.task, taskNames(derived["StrictIPCIDRValidation"].OnEnable))
+		}
+		if got := in.Holds(c.obj); got != c.want {
+			t.Errorf("%s holds %#v: %t, want %t", c.task, c.obj, got, c.want)
 		}
 	}
 }
