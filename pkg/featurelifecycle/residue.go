@@ -53,6 +53,9 @@ type residueTarget struct {
 	feature string
 	task    string
 	in      tasks.Inspector
+	// turningOn says in is of a TurningOn task: it finds the stored
+	// objects that turning the feature on waits for.
+	turningOn bool
 }
 
 // residueFinding is what the scan found for one Feature.
@@ -110,13 +113,14 @@ func (s *residueScanner) targets() map[schema.GroupResource][]residueTarget {
 	settledOff := func(f *featuresv1alpha1.Feature) bool {
 		return f.Status.State == featuresv1alpha1.FeatureStateOff && f.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOff && len(f.Status.Tasks) == 0
 	}
-	return s.inspectorsOf(settledOff, true)
+	return s.inspectorsOf(settledOff, featuresv1alpha1.FeatureStateTurningOff, true)
 }
 
-// inspectorsOf returns, by resource, the inspectors of the TurningOff tasks
-// of the Features keep selects among those this apiserver knows and leads;
-// optedInOnly leaves out the opt-in tasks a Feature has not opted in to.
-func (s *residueScanner) inspectorsOf(keep func(*featuresv1alpha1.Feature) bool, optedInOnly bool) map[schema.GroupResource][]residueTarget {
+// inspectorsOf returns, by resource, the inspectors of the tasks of
+// transition (TurningOff or TurningOn) of the Features keep selects among
+// those this apiserver knows and leads; optedInOnly leaves out the opt-in
+// tasks a Feature has not opted in to.
+func (s *residueScanner) inspectorsOf(keep func(*featuresv1alpha1.Feature) bool, transition featuresv1alpha1.FeatureState, optedInOnly bool) map[schema.GroupResource][]residueTarget {
 	fs, err := s.c.lister.Features(KubeNamespace).List(labels.Everything())
 	if err != nil {
 		return nil
@@ -129,13 +133,13 @@ func (s *residueScanner) inspectorsOf(keep func(*featuresv1alpha1.Feature) bool,
 		if _, knows := s.c.spec(f.Spec.Gate); !knows || !s.c.elector.Leads(f, true) {
 			continue
 		}
-		for _, t := range s.c.tasksFor(f.Spec.Gate, featuresv1alpha1.FeatureStateTurningOff) {
+		for _, t := range s.c.tasksFor(f.Spec.Gate, transition) {
 			in, ok := t.(tasks.Inspector)
 			if !ok || (optedInOnly && tasks.IsOptIn(t) && !tasks.OptedIn(f, t.Name())) {
 				continue
 			}
 			for _, gr := range in.Resources() {
-				out[gr] = append(out[gr], residueTarget{feature: f.Name, task: t.Name(), in: in})
+				out[gr] = append(out[gr], residueTarget{feature: f.Name, task: t.Name(), in: in, turningOn: transition == featuresv1alpha1.FeatureStateTurningOn})
 			}
 		}
 	}

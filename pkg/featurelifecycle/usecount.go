@@ -54,17 +54,40 @@ func blocksVersionChange(f *featuresv1alpha1.Feature) bool {
 	return false
 }
 
+// turnsOnWithTasks says whether f is Off and one of its version
+// conditions says its gate turns on at the target (TurnsOnAtTarget): its
+// TurningOn tasks (a gate stricter when on, StrictIPCIDRValidation) will
+// wait for the stored objects they find.
+func turnsOnWithTasks(f *featuresv1alpha1.Feature) bool {
+	if f.Status.State != featuresv1alpha1.FeatureStateOff {
+		return false
+	}
+	for _, cond := range []string{featuresv1alpha1.FeatureConditionUpgradeSafe, featuresv1alpha1.FeatureConditionDowngradeSafe} {
+		if c := meta.FindStatusCondition(f.Status.Conditions, cond); c != nil && c.Reason == "TurnsOnAtTarget" {
+			return true
+		}
+	}
+	return false
+}
+
 // useTargets returns, by resource, the inspectors of the TurningOff tasks
 // of the Features this apiserver leads that block a version change (opt-in
-// tasks included: they say what the admin may clear).
+// tasks included: they say what the admin may clear), and of the TurningOn
+// tasks of those that turn on at a version next to theirs.
 func (s *residueScanner) useTargets() map[schema.GroupResource][]residueTarget {
-	return s.inspectorsOf(blocksVersionChange, false)
+	out := s.inspectorsOf(blocksVersionChange, featuresv1alpha1.FeatureStateTurningOff, false)
+	for gr, ts := range s.inspectorsOf(turnsOnWithTasks, featuresv1alpha1.FeatureStateTurningOn, false) {
+		out[gr] = append(out[gr], ts...)
+	}
+	return out
 }
 
 // useCount is what one pass found for one Feature in one resource.
 type useCount struct {
 	n     int
 	names []string
+	// turningOn: the objects are what turning the feature on waits for.
+	turningOn bool
 }
 
 // countUses counts the stored objects that use each Feature of
@@ -93,7 +116,7 @@ func (s *residueScanner) countUses(ctx context.Context) (int, error) {
 				seen[t.feature] = true
 				c := counts[t.feature][gr.String()]
 				if c == nil {
-					c = &useCount{}
+					c = &useCount{turningOn: t.turningOn}
 					counts[t.feature][gr.String()] = c
 				}
 				c.n++
@@ -134,13 +157,18 @@ func usesSummary(byResource map[string]*useCount) string {
 		return "no stored object uses it"
 	}
 	var parts []string
+	turningOn := false
 	for _, gr := range slices.Sorted(maps.Keys(byResource)) {
 		c := byResource[gr]
+		turningOn = turningOn || c.turningOn
 		part := fmt.Sprintf("%d %s (%s", c.n, gr, strings.Join(c.names, ", "))
 		if c.n > len(c.names) {
 			part += ", ..."
 		}
 		parts = append(parts, part+")")
+	}
+	if turningOn {
+		return "turning it on waits for stored objects its rules refuse: " + strings.Join(parts, "; ")
 	}
 	return "stored objects use it: " + strings.Join(parts, "; ")
 }

@@ -19,6 +19,7 @@ package featurelifecycle
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -87,7 +88,15 @@ func setVersionSafety(gate string, status *featuresv1alpha1.FeatureStatus, gener
 				for _, ch := range report.Changes {
 					if ch.Gate == gate {
 						c.Message += "; " + ch.Message
+						if ch.Reason == "TurnsOnAtTarget" {
+							// Its TurningOn tasks, if any, wait for the
+							// stored objects uses names (usecount.go).
+							c.Reason = "TurnsOnAtTarget"
+						}
 					}
+				}
+				if c.Reason == "TurnsOnAtTarget" && strings.HasPrefix(uses, "turning it on") {
+					c.Message += "; " + uses
 				}
 			}
 		}

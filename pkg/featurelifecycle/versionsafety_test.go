@@ -71,7 +71,13 @@ func TestVersionSafety(t *testing.T) {
 		},
 		"turns on at the next version": {
 			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOff, version: "1.36",
-			upgrade: want{"True", "NothingBlocks", "it turns on"},
+			upgrade: want{"True", "TurnsOnAtTarget", "it turns on"},
+		},
+		"stricter once on at the next version, with the stored objects it will refuse": {
+			gate: "StrictIPCIDRValidation", state: featuresv1alpha1.FeatureStateOff, version: "1.35",
+			uses:    "turning it on waits for stored objects its rules refuse: 1 endpoints (default/sloppy-ip)",
+			upgrade: want{"True", "TurnsOnAtTarget", "it turns on (TurningOn, then On); turning it on waits for stored objects its rules refuse: 1 endpoints (default/sloppy-ip)"},
+			downgrd: want{"True", "NothingBlocks", "from 1.35 to 1.34"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
