@@ -18,6 +18,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,4 +171,50 @@ spec:
 		t.Errorf("kubectl apply must print the warning:\n%s", out)
 	}
 	t.Logf("kubectl apply:\n%s", out)
+}
+
+// BenchmarkDroppedFieldWarning: creating a StatefulSet that sets
+// maxUnavailable with MaxUnavailableStatefulSet off, against an apiserver
+// with the FeatureLifecycle gate on (ours: the write gets the warning)
+// and one with it off (upstream: the field is dropped without a word),
+// sequentially, over the API. The ratio is the cost of the warning.
+func BenchmarkDroppedFieldWarning(b *testing.B) {
+	two := intstr.FromInt32(2)
+	for _, c := range []struct{ name, lifecycle string }{{"upstream", "false"}, {"ours", "true"}} {
+		flags := []string{"--feature-gates=FeatureLifecycle=" + c.lifecycle + ",MaxUnavailableStatefulSet=false"}
+		if c.lifecycle == "true" {
+			flags = append(flags, "--runtime-config=features.k8s.io/v1alpha1=true")
+		}
+		apiserver := harness.StartAPIServerProcess(b, "apiserver-"+c.name, harness.SharedEtcd().Prefix, flags...)
+		cfg := apiserver.ClientConfig()
+		seen := &warnings{}
+		cfg.WarningHandler = seen
+		client := kubernetes.NewForConfigOrDie(cfg)
+		b.Run(c.name+"/create-statefulset", func(b *testing.B) {
+			for i := range b.N {
+				s := &appsv1.StatefulSet{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("s-%d", i), Namespace: "default"},
+					Spec: appsv1.StatefulSetSpec{
+						Replicas: ptr.To[int32](0),
+						Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "s"}},
+						Template: corev1.PodTemplateSpec{
+							ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "s"}},
+							Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
+						},
+						UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+							RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{MaxUnavailable: &two}},
+					},
+				}
+				if _, err := client.AppsV1().StatefulSets("default").Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				_ = client.AppsV1().StatefulSets("default").Delete(context.Background(), s.Name, metav1.DeleteOptions{})
+			}
+			b.StopTimer()
+			if got := len(seen.take()) > 0; got != (c.name == "ours") {
+				b.Fatalf("%s: warned %t", c.name, got)
+			}
+		})
+		apiserver.Stop()
+	}
 }
