@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/component-base/featuregate"
 )
 
@@ -197,44 +198,8 @@ func (inv *inventory) render() []byte {
 		}
 	}
 
-	b.WriteString("\n# Values validation refuses with the gate off and accepts with every gate\n# on, by resource and field path (see the header).\nrefusedValues:")
-	if len(inv.refused) == 0 {
-		b.WriteString(" {}\n")
-	} else {
-		b.WriteString("\n")
-	}
-	for _, g := range slices.Sorted(maps.Keys(inv.refused)) {
-		fmt.Fprintf(&b, "  %s:\n", g)
-		for _, gr := range sortedGRs(inv.refused[g]) {
-			fmt.Fprintf(&b, "    %s:\n", gr)
-			for _, p := range slices.Sorted(maps.Keys(inv.refused[g][gr])) {
-				vs := slices.Sorted(slices.Values(inv.refused[g][gr][p]))
-				for i, v := range vs {
-					vs[i] = yamlString(v)
-				}
-				fmt.Fprintf(&b, "      %s: [%s]\n", yamlString(p), strings.Join(vs, ", "))
-			}
-		}
-	}
-	b.WriteString("\n# Probes of free-form string fields validation refuses with the gate on\n# and accepts with it off, by resource and field path (see the header).\nstricterValues:")
-	if len(inv.stricter) == 0 {
-		b.WriteString(" {}\n")
-	} else {
-		b.WriteString("\n")
-	}
-	for _, g := range slices.Sorted(maps.Keys(inv.stricter)) {
-		fmt.Fprintf(&b, "  %s:\n", g)
-		for _, gr := range sortedGRs(inv.stricter[g]) {
-			fmt.Fprintf(&b, "    %s:\n", gr)
-			for _, p := range slices.Sorted(maps.Keys(inv.stricter[g][gr])) {
-				vs := slices.Sorted(slices.Values(inv.stricter[g][gr][p]))
-				for i, v := range vs {
-					vs[i] = yamlString(v)
-				}
-				fmt.Fprintf(&b, "      %s: [%s]\n", yamlString(p), strings.Join(vs, ", "))
-			}
-		}
-	}
+	renderValues(&b, "\n# Values validation refuses with the gate off and accepts with every gate\n# on, by resource and field path (see the header).\nrefusedValues:", inv.refused)
+	renderValues(&b, "\n# Probes of free-form string fields validation refuses with the gate on\n# and accepts with it off, by resource and field path (see the header).\nstricterValues:", inv.stricter)
 	b.WriteString("\n# Gates examined for which no field was found dropped (they may still\n# guard something this generator does not cover).\ngatesWithoutFieldFootprint:\n")
 	for _, g := range inv.gates {
 		if inv.footprints[g] == nil {
@@ -295,6 +260,30 @@ func yamlString(p string) string {
 		return strconv.Quote(p)
 	}
 	return p
+}
+
+// renderValues writes a section of values by gate, resource and path
+// (refusedValues, stricterValues) after its heading.
+func renderValues(b *bytes.Buffer, heading string, values map[featuregate.Feature]map[schema.GroupResource]map[string][]string) {
+	b.WriteString(heading)
+	if len(values) == 0 {
+		b.WriteString(" {}\n")
+		return
+	}
+	b.WriteString("\n")
+	for _, g := range slices.Sorted(maps.Keys(values)) {
+		fmt.Fprintf(b, "  %s:\n", g)
+		for _, gr := range sortedGRs(values[g]) {
+			fmt.Fprintf(b, "    %s:\n", gr)
+			for _, p := range slices.Sorted(maps.Keys(values[g][gr])) {
+				vs := slices.Sorted(slices.Values(values[g][gr][p]))
+				for i, v := range vs {
+					vs[i] = yamlString(v)
+				}
+				fmt.Fprintf(b, "      %s: [%s]\n", yamlString(p), strings.Join(vs, ", "))
+			}
+		}
+	}
 }
 
 // render writes the cross-check's section of the inventory.
