@@ -40,8 +40,13 @@ import (
 // identity lease and renews it again once healed, a paused one answers
 // nothing until unpaused, a killed etcd member comes back into its cluster.
 func TestCluster(t *testing.T) {
-	c := StartCluster(t, Options{APIServerFlags: []string{"--feature-gates=FeatureLifecycle=true",
-		"--runtime-config=features.k8s.io/v1alpha1=true", "--feature-lifecycle-liveness-window=15s"}})
+	// FeatureLifecycle is alpha: every component that reports turns it on.
+	gate := "--feature-gates=FeatureLifecycle=true"
+	c := StartCluster(t, Options{
+		APIServerFlags:         []string{gate, "--runtime-config=features.k8s.io/v1alpha1=true", "--feature-lifecycle-liveness-window=15s"},
+		ControllerManagerFlags: []string{gate},
+		SchedulerFlags:         []string{gate},
+	})
 	ctx := context.Background()
 
 	// One etcd cluster of three members.

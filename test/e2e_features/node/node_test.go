@@ -62,11 +62,11 @@ func nodeImage(t *testing.T) string {
 	if img := os.Getenv(NodeImageEnv); img != "" {
 		return img
 	}
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes").Output()
+	release, err := testutils.Release()
 	if err != nil {
-		t.Fatalf("go list -m k8s.io/kubernetes: %v", err)
+		t.Fatal(err)
 	}
-	return "featureflags/node:" + strings.TrimSpace(string(out))
+	return "featureflags/node:" + release
 }
 
 // requireNodeImage skips the test unless FEATUREFLAGS_E2E=1 and a Docker

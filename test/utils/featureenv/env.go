@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/client-go/util/keyutil"
 )
@@ -117,4 +118,23 @@ func RepoRoot() (string, error) {
 		}
 	}
 	return tree, nil
+}
+
+// Release returns the kubernetes release the series applies to, from the
+// repository's patches/RELEASE (v1.37.2 for this series). The tree's main
+// module has no version of its own, so go list cannot say it.
+func Release() (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(root, "patches", "RELEASE"))
+	if err != nil {
+		return "", fmt.Errorf("the release is unknown: %w (set FEATUREFLAGS_NODE_IMAGE or %s)", err, RootEnv)
+	}
+	release := strings.TrimSpace(string(b))
+	if release == "" {
+		return "", fmt.Errorf("%s is empty", filepath.Join(root, "patches", "RELEASE"))
+	}
+	return release, nil
 }
