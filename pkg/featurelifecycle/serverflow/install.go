@@ -17,7 +17,8 @@ limitations under the License.
 // Package serverflow installs the server flow of the feature lifecycle
 // (KEP-3920) in kube-apiserver: its flags (Options) and its post-start
 // hooks, one per job: announcing a Feature for every gate, reporting the
-// apiserver's own values, and leading Features through their transitions.
+// apiserver's own values, leading Features through their transitions, and
+// serving OpenAPI without the fields of Features that are off.
 package serverflow
 
 import (
@@ -31,18 +32,22 @@ import (
 	"k8s.io/features/follow"
 	"k8s.io/features/report"
 	"k8s.io/klog/v2"
+	"k8s.io/kube-openapi/pkg/spec3"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle"
 	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/servedopenapi"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi"
 	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
 // Names of the post-start hooks.
 const (
 	AnnounceHookName   = "start-feature-lifecycle-announcer"
+	OpenAPIHookName    = "start-feature-lifecycle-openapi"
 	ReportHookName     = "start-feature-lifecycle-reporter"
 	ControllerHookName = "start-feature-lifecycle-controller"
 )
@@ -95,6 +100,12 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		return err
 	}
 
+	if opts.OpenAPIByState {
+		if err := installOpenAPIByState(server, config, gate); err != nil {
+			return err
+		}
+	}
+
 	// The tasks open the resources' own registry stores on the apiserver's
 	// storage, without its watch cache. Strategies that validate against the
 	// cluster (a resource claim's namespace, an RBAC object's escalation)
@@ -121,6 +132,42 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 			// The tasks' stores hold etcd clients of their own.
 			stores.Destroy()
 		}(hookContext)
+		return nil
+	})
+}
+
+// installOpenAPIByState records the OpenAPI v3 documents server builds (at
+// PrepareRun, after Install) and adds the hook that republishes them, and
+// the v2 document, by the state of the Features whose fields they hold.
+func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, gate featuregate.FeatureGate) error {
+	inv, err := inventory.Load()
+	if err != nil {
+		return err
+	}
+	fields := servedopenapi.FieldsOf(inv)
+	var recorder *servedopenapi.Recorder
+	if v3 := config.OpenAPIV3Config; v3 != nil {
+		// The server holds this configuration and builds its documents
+		// from it when it is prepared to run.
+		recorder = servedopenapi.NewRecorder(v3.PostProcessSpec)
+		v3.PostProcessSpec = recorder.PostProcessSpec
+	}
+	return server.AddPostStartHook(OpenAPIHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+		client, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		var v3 map[string]*spec3.OpenAPI
+		if recorder != nil {
+			var roots []string
+			for _, ws := range server.Handler.GoRestfulContainer.RegisteredWebServices() {
+				roots = append(roots, ws.RootPath())
+			}
+			v3 = recorder.ByGroupVersion(roots)
+		}
+		publisher := servedopenapi.NewPublisher(fields, gate, featurelifecycle.KubeNamespace,
+			server.OpenAPIVersionedService, server.StaticOpenAPISpec, server.OpenAPIV3VersionedService, v3)
+		go publisher.Run(hookContext, client)
 		return nil
 	})
 }

@@ -41,6 +41,9 @@ type Options struct {
 	// FeatureReport; 0 means the reporter's defaults.
 	ReportQPS   float32
 	ReportBurst int
+	// OpenAPIByState removes from the served OpenAPI documents the fields
+	// of gates whose Feature is Off or turning off.
+	OpenAPIByState bool
 }
 
 // NewOptions returns the options with their defaults.
@@ -48,6 +51,9 @@ func NewOptions() *Options {
 	return &Options{
 		Controller: featurelifecycle.DefaultControllerOptions(),
 		Migration:  migrator.DefaultOptions(),
+		// The KEP's follow-up goal: fields of a feature that is off leave
+		// the served OpenAPI.
+		OpenAPIByState: true,
 	}
 }
 
@@ -62,6 +68,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Maximum number of writes per second this process makes to report which feature gates it checked (features.k8s.io, KEP-3920). 0 means the default, 5.")
 	fs.IntVar(&o.ReportBurst, "feature-use-report-burst", o.ReportBurst,
 		"Maximum burst of writes to report which feature gates this process checked. 0 means the default, 10.")
+	fs.BoolVar(&o.OpenAPIByState, "feature-lifecycle-openapi-by-state", o.OpenAPIByState,
+		"Serve /openapi/v2 and /openapi/v3 without the fields (and enum values) of feature gates that are off here or whose Feature in kube-system is Off or turning off, and mark the gated fields served with their Feature and its state (x-kubernetes-feature, x-kubernetes-feature-state). The static api/openapi-spec documents and server-side apply keep every field.")
 }
 
 // Validate returns an error for each flag of o whose value cannot work,

@@ -1,0 +1,278 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package servedopenapi
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+	"k8s.io/kube-openapi/pkg/handler"
+	"k8s.io/kube-openapi/pkg/handler3"
+	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+var (
+	publications = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace:      "apiserver",
+		Subsystem:      "feature_lifecycle",
+		Name:           "openapi_publications_total",
+		Help:           "OpenAPI documents this kube-apiserver republished because a Feature whose fields they hold changed (openapi: v2, or the v3 group-version).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"openapi"})
+	registerMetrics sync.Once
+)
+
+// Recorder keeps the OpenAPI v3 document of each group-version a server
+// builds. It is the server's OpenAPIV3Config.PostProcessSpec (kube-openapi
+// calls it with each document as it is built, before it is served), so
+// that the Publisher republishes from the documents as built.
+type Recorder struct {
+	mu   sync.Mutex
+	docs []*spec3.OpenAPI
+	next func(*spec3.OpenAPI) (*spec3.OpenAPI, error)
+}
+
+// NewRecorder returns a Recorder that passes each document on to next (the
+// PostProcessSpec it replaces; nil: none).
+func NewRecorder(next func(*spec3.OpenAPI) (*spec3.OpenAPI, error)) *Recorder {
+	return &Recorder{next: next}
+}
+
+// PostProcessSpec records doc, as a server built it.
+func (r *Recorder) PostProcessSpec(doc *spec3.OpenAPI) (*spec3.OpenAPI, error) {
+	if r.next != nil {
+		var err error
+		if doc, err = r.next(doc); err != nil {
+			return nil, err
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.docs = append(r.docs, doc)
+	return doc, nil
+}
+
+// ByGroupVersion returns the recorded documents by the root path of the
+// server's web service each was built from ("apis/apps/v1", "api/v1"), as
+// the server publishes them: a document belongs to the longest of roots
+// that prefixes each of its paths. Documents of other servers sharing the
+// configuration match none.
+func (r *Recorder) ByGroupVersion(roots []string) map[string]*spec3.OpenAPI {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]*spec3.OpenAPI{}
+	for _, doc := range r.docs {
+		if doc.Paths == nil || len(doc.Paths.Paths) == 0 {
+			continue
+		}
+		best := ""
+		for _, root := range roots {
+			if len(root) > len(best) && underRoot(doc, root) {
+				best = root
+			}
+		}
+		if best != "" {
+			out[strings.TrimPrefix(best, "/")] = doc
+		}
+	}
+	return out
+}
+
+func underRoot(doc *spec3.OpenAPI, root string) bool {
+	for p := range doc.Paths.Paths {
+		if p != root && !strings.HasPrefix(p, root+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// Publisher republishes a server's OpenAPI documents, v2 and each v3
+// group-version holding gated fields, whenever the Visibility of one of
+// their gates changes: a gate's fields are hidden while this server's gate
+// is off, or its Feature in kube-system is Off or asked to be Off (its
+// desired state; TurningOff included), and shown, with the Feature and its
+// state as extensions, otherwise. The documents as built stay as they are;
+// each publication is a copy (and, for v3, a new hash in /openapi/v3, which
+// is what makes clients such as kubectl fetch it again).
+type Publisher struct {
+	gate      featuregate.FeatureGate
+	namespace string
+	v2        *handler.OpenAPIService
+	v2doc     *V2
+	v3        *handler3.OpenAPIService
+	v3docs    map[string]*V3
+	features  featureslisters.FeatureNamespaceLister
+	queue     workqueue.TypedRateLimitingInterface[string]
+	published Visibilities
+}
+
+// NewPublisher returns a Publisher of the documents of one server: v2 its
+// document as built, served by v2service (either may be nil), v3 its v3
+// documents as built by group-version path, served by v3service. fields
+// are the gated fields; gate the server's gate; namespace the Features'.
+func NewPublisher(fields []Field, gate featuregate.FeatureGate, namespace string,
+	v2service *handler.OpenAPIService, v2 *spec.Swagger, v3service *handler3.OpenAPIService, v3 map[string]*spec3.OpenAPI) *Publisher {
+	p := &Publisher{gate: gate, namespace: namespace, v3docs: map[string]*V3{}}
+	if v2service != nil && v2 != nil {
+		p.v2, p.v2doc = v2service, NewV2(v2, fields)
+	}
+	if v3service != nil {
+		p.v3 = v3service
+		for gv, doc := range v3 {
+			if d := NewV3(doc, fields); d.Gated() {
+				p.v3docs[gv] = d
+			}
+		}
+	}
+	return p
+}
+
+// GroupVersions returns the v3 group-versions holding gated fields.
+func (p *Publisher) GroupVersions() []string { return slices.Sorted(maps.Keys(p.v3docs)) }
+
+// Run feeds the publisher from an informer on the namespace's Features and
+// publishes until ctx is done.
+func (p *Publisher) Run(ctx context.Context, client kubernetes.Interface) {
+	registerMetrics.Do(func() { legacyregistry.MustRegister(publications) })
+	logger := klog.FromContext(ctx)
+	p.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle_openapi"})
+	defer p.queue.ShutDown()
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute, informers.WithNamespace(p.namespace))
+	informer := factory.Features().V1alpha1().Features()
+	p.features = informer.Lister().Features(p.namespace)
+	enqueue := func(any) { p.queue.Add("") }
+	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue,
+	}); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Not publishing OpenAPI by Feature state")
+		return
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, informer.Informer().HasSynced) {
+		return
+	}
+	logger.V(2).Info("Publishing OpenAPI by Feature state", "v3GroupVersions", p.GroupVersions(), "v2", p.v2doc != nil)
+	// Dynamic gates change without an event of their Feature first.
+	go wait.UntilWithContext(ctx, func(context.Context) { p.queue.Add("") }, 10*time.Second)
+	p.queue.Add("")
+	for p.next(ctx) {
+	}
+}
+
+func (p *Publisher) next(ctx context.Context) bool {
+	key, quit := p.queue.Get()
+	if quit {
+		return false
+	}
+	defer p.queue.Done(key)
+	p.Publish(ctx, p.visibilities())
+	return true
+}
+
+// visibilities returns the current Visibility of every gate the documents
+// hold.
+func (p *Publisher) visibilities() Visibilities {
+	var gates []featuregate.Feature
+	if p.v2doc != nil {
+		gates = append(gates, p.v2doc.Gates()...)
+	}
+	for _, d := range p.v3docs {
+		gates = append(gates, d.Gates()...)
+	}
+	out := Visibilities{}
+	for _, g := range gates {
+		if _, ok := out[g]; ok {
+			continue
+		}
+		name := featuresv1alpha1.FeatureName(string(g))
+		v := Visibility{Hidden: !p.enabled(g)}
+		if p.features != nil {
+			if f, err := p.features.Get(name); err == nil {
+				v.Feature, v.State = p.namespace+"/"+name, string(f.Status.State)
+				v.Hidden = v.Hidden || f.Status.State == featuresv1alpha1.FeatureStateOff ||
+					f.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOff
+			}
+		}
+		out[g] = v
+	}
+	return out
+}
+
+// enabled is the server's gate (every gate of the inventory is one of
+// kube-apiserver's).
+func (p *Publisher) enabled(g featuregate.Feature) bool {
+	return p.gate == nil || p.gate.Enabled(g)
+}
+
+// Publish republishes the documents holding a gate whose Visibility
+// differs from what was last published.
+func (p *Publisher) Publish(ctx context.Context, vis Visibilities) {
+	changed := func(gates []featuregate.Feature) bool {
+		if p.published == nil {
+			return true
+		}
+		return slices.ContainsFunc(gates, func(g featuregate.Feature) bool { return vis[g] != p.published[g] })
+	}
+	var hidden []string
+	for g, v := range vis {
+		if v.Hidden {
+			hidden = append(hidden, string(g))
+		}
+	}
+	slices.Sort(hidden)
+	if p.v2doc != nil && changed(p.v2doc.Gates()) {
+		if err := p.v2.UpdateSpec(p.v2doc.Apply(vis)); err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Republishing the OpenAPI v2 document failed")
+		} else {
+			publications.WithLabelValues("v2").Inc()
+		}
+	}
+	var republished []string
+	for _, gv := range p.GroupVersions() {
+		d := p.v3docs[gv]
+		if !changed(d.Gates()) {
+			continue
+		}
+		p.v3.UpdateGroupVersion(gv, d.Apply(vis))
+		publications.WithLabelValues(gv).Inc()
+		republished = append(republished, gv)
+	}
+	if len(republished) > 0 {
+		klog.FromContext(ctx).V(2).Info("Republished OpenAPI by Feature state", "v3GroupVersions", republished, "hiddenGates", hidden)
+	}
+	p.published = vis
+}
