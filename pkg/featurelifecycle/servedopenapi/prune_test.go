@@ -177,3 +177,31 @@ func TestEnumValues(t *testing.T) {
 		t.Errorf("items enum %v (original %v)", got.Items.Schema.Enum, prop.Enum)
 	}
 }
+
+// TestRecorder: documents are grouped by the longest web service root
+// holding all their paths, others are left out, and nothing is kept once
+// they are taken.
+func TestRecorder(t *testing.T) {
+	doc := func(paths ...string) *spec3.OpenAPI {
+		d := &spec3.OpenAPI{Paths: &spec3.Paths{Paths: map[string]*spec3.Path{}}}
+		for _, p := range paths {
+			d.Paths.Paths[p] = &spec3.Path{}
+		}
+		return d
+	}
+	r := NewRecorder(nil)
+	apps, group, other := doc("/apis/apps/v1/", "/apis/apps/v1/namespaces/{namespace}/statefulsets"), doc("/apis/apps/"), doc("/apis/apiextensions.k8s.io/v1/")
+	for _, d := range []*spec3.OpenAPI{apps, group, other} {
+		if got, err := r.PostProcessSpec(d); err != nil || got != d {
+			t.Fatalf("PostProcessSpec: %v %v", got, err)
+		}
+	}
+	got := r.ByGroupVersion([]string{"/apis/apps", "/apis/apps/v1", "/api/v1"})
+	if len(got) != 2 || got["apis/apps/v1"] != apps || got["apis/apps"] != group {
+		t.Errorf("by group-version: %v", got)
+	}
+	_, _ = r.PostProcessSpec(doc("/apis/apps/v1/"))
+	if got := r.ByGroupVersion([]string{"/apis/apps/v1"}); len(got) != 0 {
+		t.Errorf("documents built after they were taken are kept: %v", got)
+	}
+}

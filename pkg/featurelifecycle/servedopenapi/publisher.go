@@ -58,9 +58,10 @@ var (
 // calls it with each document as it is built, before it is served), so
 // that the Publisher republishes from the documents as built.
 type Recorder struct {
-	mu   sync.Mutex
-	docs []*spec3.OpenAPI
-	next func(*spec3.OpenAPI) (*spec3.OpenAPI, error)
+	mu     sync.Mutex
+	docs   []*spec3.OpenAPI
+	next   func(*spec3.OpenAPI) (*spec3.OpenAPI, error)
+	sealed bool
 }
 
 // NewRecorder returns a Recorder that passes each document on to next (the
@@ -79,7 +80,9 @@ func (r *Recorder) PostProcessSpec(doc *spec3.OpenAPI) (*spec3.OpenAPI, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.docs = append(r.docs, doc)
+	if !r.sealed {
+		r.docs = append(r.docs, doc)
+	}
 	return doc, nil
 }
 
@@ -87,10 +90,12 @@ func (r *Recorder) PostProcessSpec(doc *spec3.OpenAPI) (*spec3.OpenAPI, error) {
 // server's web service each was built from ("apis/apps/v1", "api/v1"), as
 // the server publishes them: a document belongs to the longest of roots
 // that prefixes each of its paths. Documents of other servers sharing the
-// configuration match none.
+// configuration match none. The recorder then stops recording: what is
+// built later is not kept.
 func (r *Recorder) ByGroupVersion(roots []string) map[string]*spec3.OpenAPI {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer func() { r.docs, r.sealed = nil, true }()
 	out := map[string]*spec3.OpenAPI{}
 	for _, doc := range r.docs {
 		if doc.Paths == nil || len(doc.Paths.Paths) == 0 {

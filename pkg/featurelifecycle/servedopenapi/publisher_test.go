@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package servedopenapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"k8s.io/apiserver/pkg/server/mux"
+	"k8s.io/kube-openapi/pkg/handler3"
+	"k8s.io/kube-openapi/pkg/spec3"
+)
+
+// served returns the /openapi/v3 discovery of mux: each group-version's
+// URL, with its hash.
+func served(t *testing.T, h http.Handler) map[string]string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/openapi/v3", nil))
+	var d handler3.OpenAPIV3Discovery
+	if err := json.Unmarshal(rec.Body.Bytes(), &d); err != nil {
+		t.Fatalf("%v: %s", err, rec.Body)
+	}
+	out := map[string]string{}
+	for gv, p := range d.Paths {
+		out[gv] = p.ServerRelativeURL
+	}
+	return out
+}
+
+// TestPublish: the documents holding a gate whose visibility changed are
+// republished, with a new hash, and no others; publishing the same
+// visibilities again changes nothing.
+func TestPublish(t *testing.T) {
+	apps, core := readV3(t, "apis/apps/v1"), readV3(t, "api/v1")
+	service := handler3.NewOpenAPIService()
+	m := mux.NewPathRecorderMux("test")
+	if err := service.RegisterOpenAPIV3VersionedService("/openapi/v3", m); err != nil {
+		t.Fatal(err)
+	}
+	service.UpdateGroupVersion("apis/apps/v1", apps)
+	service.UpdateGroupVersion("api/v1", core)
+	p := NewPublisher(fields(t), nil, "kube-system", nil, nil, service, map[string]*spec3.OpenAPI{"apis/apps/v1": apps, "api/v1": core})
+	if got := strings.Join(p.GroupVersions(), " "); got != "api/v1 apis/apps/v1" {
+		t.Fatalf("group-versions with gated fields: %s", got)
+	}
+	ctx := context.Background()
+	shown := Visibilities{maxUnavailable: {}}
+	p.Publish(ctx, shown)
+	first := served(t, m)
+
+	p.Publish(ctx, Visibilities{maxUnavailable: {Hidden: true}})
+	hidden := served(t, m)
+	if hidden["apis/apps/v1"] == first["apis/apps/v1"] {
+		t.Errorf("apps/v1 kept its hash with maxUnavailable hidden: %s", hidden["apis/apps/v1"])
+	}
+	if hidden["api/v1"] != first["api/v1"] {
+		t.Errorf("api/v1, holding no field of the gate, was republished: %s -> %s", first["api/v1"], hidden["api/v1"])
+	}
+	rec := httptest.NewRecorder()
+	m.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, hidden["apis/apps/v1"], nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET %s: %d", hidden["apis/apps/v1"], rec.Code)
+	}
+	var doc spec3.OpenAPI
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc.Components.Schemas[rollingUpdate].Properties["maxUnavailable"]; ok {
+		t.Errorf("the served apps/v1 holds maxUnavailable")
+	}
+
+	p.Publish(ctx, Visibilities{maxUnavailable: {Hidden: true}})
+	if again := served(t, m); again["apis/apps/v1"] != hidden["apis/apps/v1"] {
+		t.Errorf("the same visibilities republished apps/v1: %s -> %s", hidden["apis/apps/v1"], again["apis/apps/v1"])
+	}
+	p.Publish(ctx, shown)
+	if back := served(t, m); back["apis/apps/v1"] != first["apis/apps/v1"] {
+		t.Errorf("shown again, apps/v1 is served at %s, not %s", back["apis/apps/v1"], first["apis/apps/v1"])
+	}
+}
