@@ -6,7 +6,10 @@
 # what it serves. Two things of that script need a network or upstream's
 # build system and are supplied here: our kube-apiserver (hack/build.sh) on
 # PATH instead of `make WHAT=cmd/kube-apiserver`, and our etcd
-# (hack/install-etcd.sh) where upstream's script installs its own.
+# (hack/install-etcd.sh) where upstream's script installs its own. The
+# documents are written whole: --feature-lifecycle-openapi-by-state=false
+# keeps the server flow from serving them by the Features' states (fields
+# of Features not yet On hidden, the others marked with their state).
 #
 # The changes stay in the tree, uncommitted (see hack/update-codegen.sh for
 # what to do with them). Usage: hack/update-openapi-spec.sh [--check]
@@ -29,7 +32,10 @@ fi
 featureflags::tree::link_etcd
 script="${TREE}/_output/update-openapi-spec.sh"
 mkdir -p "${TREE}/_output"
-sed -e 's|^make -C "${KUBE_ROOT}" WHAT=cmd/kube-apiserver$|: kube-apiserver from PATH|' hack/update-openapi-spec.sh > "${script}"
+sed -e 's|^make -C "${KUBE_ROOT}" WHAT=cmd/kube-apiserver$|: kube-apiserver from PATH|' \
+  -e 's|^\(  --runtime-config="api/all=true" \\\)$|\1\n  --feature-lifecycle-openapi-by-state=false \\|' \
+  hack/update-openapi-spec.sh > "${script}"
+grep -q -- '--feature-lifecycle-openapi-by-state=false' "${script}" || { echo "upstream's hack/update-openapi-spec.sh changed: no --runtime-config line to add --feature-lifecycle-openapi-by-state=false to" >&2; exit 1; }
 PATH="${BIN}:${PATH}" FORCE_HOST_GO=1 GOMODCACHE="$(go env GOMODCACHE)" KUBE_ROOT="${TREE}" bash "${script}" >/dev/null
 
 changes=$(git status --porcelain)
