@@ -19,6 +19,7 @@ package offfields
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +76,29 @@ func maxUnavailableServed(ctx context.Context, client kubernetes.Interface) (ser
 	return servedField{present: ok, state: state, url: gv.ServerRelativeURL()}, nil
 }
 
+// maxUnavailableServedV2 says whether an apiserver's /openapi/v2 holds the
+// gated field.
+func maxUnavailableServedV2(ctx context.Context, client kubernetes.Interface) (bool, error) {
+	b, err := client.Discovery().RESTClient().Get().AbsPath("/openapi/v2").SetHeader("Accept", "application/json").DoRaw(ctx)
+	if err != nil {
+		return false, err
+	}
+	var doc struct {
+		Definitions map[string]struct {
+			Properties map[string]interface{} `json:"properties"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return false, err
+	}
+	strategy, ok := doc.Definitions["io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy"]
+	if !ok {
+		return false, fmt.Errorf("/openapi/v2 has no RollingUpdateStatefulSetStrategy")
+	}
+	_, ok = strategy.Properties["maxUnavailable"]
+	return ok, nil
+}
+
 // TestOpenAPIByFeatureState: three apiservers serve apps/v1 without
 // maxUnavailable while MaxUnavailableStatefulSet is off, kubectl explain
 // says it does not exist; turned on, every apiserver serves it again, with
@@ -123,6 +147,11 @@ func TestOpenAPIByFeatureState(t *testing.T) {
 		return got
 	}
 	off := waitAll("gate off", 10*time.Second, func(f servedField) bool { return !f.present })
+	// The OpenAPI v2 document too (the aggregator merges its delegates'
+	// on every request).
+	if present, err := maxUnavailableServedV2(ctx, clients[1]); err != nil || present {
+		t.Errorf("/openapi/v2 of %s with the gate off: maxUnavailable served %t (%v)", hosts[1], present, err)
+	}
 
 	kubectl := func(args ...string) (string, error) {
 		dir := t.TempDir()
@@ -149,6 +178,9 @@ func TestOpenAPIByFeatureState(t *testing.T) {
 		if shown[i].url == off[i].url {
 			t.Errorf("%s serves apps/v1 at %s with the field and without it", hosts[i], shown[i].url)
 		}
+	}
+	if present, err := maxUnavailableServedV2(ctx, clients[1]); err != nil || !present {
+		t.Errorf("/openapi/v2 of %s with the gate on: maxUnavailable served %t (%v)", hosts[1], present, err)
 	}
 	if out, err := kubectl("explain", field); err != nil || !strings.Contains(out, "maxUnavailable") {
 		t.Errorf("kubectl explain %s with the gate on: %v\n%s", field, err, out)
