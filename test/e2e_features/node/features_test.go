@@ -132,7 +132,7 @@ spec:
 	for _, c := range []string{"kube-controller-manager", "kube-scheduler"} {
 		n.exec("sed", "-i", `/^    - `+c+`$/a\    - --feature-gates=`+off, "/etc/kubernetes/manifests/"+c+".yaml")
 	}
-	n.exec("sh", "-c", `printf 'featureGates:\n  ClusterTrustBundleProjection: false\n' >> /var/lib/kubelet/config.yaml`)
+	n.exec("sed", "-i", `s/^featureGates:$/featureGates:\n  ClusterTrustBundleProjection: false/`, "/var/lib/kubelet/config.yaml")
 	n.exec("systemctl", "restart", "kubelet")
 	offAt := time.Now()
 

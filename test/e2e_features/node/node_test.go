@@ -260,6 +260,9 @@ skipPhases:
 ---
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
+# The kubelet reports its gates (FeatureLifecycle is alpha).
+featureGates:
+  FeatureLifecycle: true
 cgroupDriver: systemd
 cgroupRoot: /kubelet
 failSwapOn: false
