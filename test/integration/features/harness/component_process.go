@@ -141,3 +141,14 @@ func (p *ComponentProcess) WaitForExit(timeout time.Duration) bool {
 		return false
 	}
 }
+
+// Kubectl runs the kubectl binary against apiserver as admin, with a
+// discovery and OpenAPI cache of its own, and returns its combined output.
+func Kubectl(t testing.TB, apiserver *APIServerProcess, args ...string) (string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(Binary(t, "kubectl"), append([]string{"--kubeconfig=" + WriteKubeconfig(t, apiserver, AdminToken, dir)}, args...)...)
+	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+filepath.Join(dir, "cache"))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

@@ -20,9 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,13 +150,7 @@ func TestOpenAPIByFeatureState(t *testing.T) {
 		t.Errorf("/openapi/v2 of %s with the gate off: maxUnavailable served %t (%v)", hosts[1], present, err)
 	}
 
-	kubectl := func(args ...string) (string, error) {
-		dir := t.TempDir()
-		cmd := exec.Command(harness.Binary(t, "kubectl"), append([]string{"--kubeconfig=" + harness.WriteKubeconfig(t, servers[0], harness.AdminToken, dir)}, args...)...)
-		cmd.Env = append(os.Environ(), "KUBECACHEDIR="+filepath.Join(dir, "cache"))
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	kubectl := func(args ...string) (string, error) { return harness.Kubectl(t, servers[0], args...) }
 	const field = "statefulsets.spec.updateStrategy.rollingUpdate.maxUnavailable"
 	if out, err := kubectl("explain", field); err == nil || !strings.Contains(out, `field "maxUnavailable" does not exist`) {
 		t.Errorf("kubectl explain %s with the gate off: %v\n%s", field, err, out)

@@ -24,9 +24,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -180,7 +177,7 @@ func TestServedWhileTurningOff(t *testing.T) {
 	// kubectl explain knows them: discovery lists them and the served
 	// OpenAPI v3 documents describe them.
 	for _, field := range []string{"podcertificaterequests.spec.signerName", "storageversionmigrations.spec.resource"} {
-		if out, err := kubectlExplain(t, server, field); err != nil || !strings.Contains(out, "FIELD:") {
+		if out, err := harness.Kubectl(t, server, "explain", field); err != nil || !strings.Contains(out, "FIELD:") {
 			t.Errorf("kubectl explain %s while TurningOff: %v\n%s", field, err, out)
 		}
 	}
@@ -253,7 +250,7 @@ func TestServedWhileTurningOff(t *testing.T) {
 	// storagemigration.k8s.io/v1 exists only for storageversionmigrations:
 	// gone from the group lists, its documents 404, as upstream's.
 	checkGroupListed(t, kube, svmGVR.GroupVersion(), false)
-	if out, err := kubectlExplain(t, server, "storageversionmigrations"); err == nil || !strings.Contains(out, "doesn't have a resource type") {
+	if out, err := harness.Kubectl(t, server, "explain", "storageversionmigrations"); err == nil || !strings.Contains(out, "doesn't have a resource type") {
 		t.Errorf("kubectl explain storageversionmigrations once Off: %v\n%s", err, out)
 	}
 	if _, err := kube.CertificatesV1().PodCertificateRequests(turningOffNamespace).List(ctx, metav1.ListOptions{}); err != nil {
@@ -269,17 +266,6 @@ func TestServedWhileTurningOff(t *testing.T) {
 	if got := legacyResources(t, kube, pcrGVR.GroupVersion()); slices.Contains(got, "podcertificaterequests") || !slices.Contains(got, "certificatesigningrequests") {
 		t.Errorf("the version discovery document of %s lists %v once Off", pcrGVR.GroupVersion(), got)
 	}
-}
-
-// kubectlExplain runs kubectl explain field against server, as admin,
-// with a cache of its own.
-func kubectlExplain(t *testing.T, server *harness.APIServerProcess, field string) (string, error) {
-	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command(harness.Binary(t, "kubectl"), "--kubeconfig="+harness.WriteKubeconfig(t, server, harness.AdminToken, dir), "explain", field)
-	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+filepath.Join(dir, "cache"))
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 // legacyResources returns the resources (not subresources) the version
