@@ -15,8 +15,12 @@ RELEASE=$(<"${FEATUREFLAGS_ROOT}/patches/RELEASE")
 BIN=${BIN:-${FEATUREFLAGS_ROOT}/_output/bin}
 ETCD_DIR=${FEATUREFLAGS_ROOT}/third_party/etcd
 # The tree is a git repository; stamping every binary with its commit would
-# relink them all at every commit.
-export GOFLAGS="${GOFLAGS:+${GOFLAGS} }-buildvcs=false"
+# relink them all at every commit. -trimpath, as upstream builds
+# (hack/lib/golang.sh): without it Go keys each compiled package by its
+# directory too, so make verify's copy of the tree (_output/verify-tree)
+# would compile everything a second time instead of sharing the build cache
+# with _output/tree.
+export GOFLAGS="${GOFLAGS:+${GOFLAGS} }-buildvcs=false -trimpath"
 # One build configuration for binaries, tests and images: static, as
 # upstream builds its binaries (hack/lib/golang.sh). Go keys its build cache
 # by it, so a second configuration would compile the whole tree again.

@@ -28,7 +28,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -44,15 +43,11 @@ import (
 const ControlAnnotation = "lifecycle.features.k8s.io/control"
 
 // Dir returns the fixtures directory of this source tree,
-// pkg/features/lifecycle/testdata.
+// pkg/features/lifecycle/testdata, relative to this package's directory,
+// where go test runs the package's tests. (Not found through
+// runtime.Caller: the tests are built with -trimpath.)
 func Dir() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return filepath.Join("pkg", "features", "lifecycle", "testdata")
-	}
-	// file is <root>/test/integration/features/lifecycle/fixtures.go.
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..", "..")
-	return filepath.Join(root, "pkg", "features", "lifecycle", "testdata")
+	return filepath.Join("..", "..", "..", "..", "pkg", "features", "lifecycle", "testdata")
 }
 
 // Namespace returns the namespace of a gate's fixtures: "lifecycle-" and the
