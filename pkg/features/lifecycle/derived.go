@@ -483,7 +483,7 @@ func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fie
 			what = append(what, fmt.Sprintf("%s %s", p, strings.Join(values, " or ")))
 			sets = append(sets, fmt.Sprintf("%s to %s", p, strings.Join(values, " or ")))
 		}
-		uses, err := holder(inv, gr, paths, keeps)
+		uses, err := holder(inv, gr, paths, keeps, true)
 		if err != nil {
 			return nil, err
 		}
@@ -585,12 +585,25 @@ func leaves(paths []fieldpath.Path) []fieldpath.Path {
 // version the inventory compared gr in) from internal objects of gr, but
 // where a path holds one of its values in keep (by path).
 func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
-	gv, err := inv.Version(gr)
+	clear, err := clearFunc(inv, gr, paths, keepFuncs(paths, keep), true)
 	if err != nil {
 		return tasks.FieldClearer{}, err
 	}
-	keeps := keepFuncs(paths, keep)
-	return tasks.FieldClearer{Resource: gr, Clear: func(obj runtime.Object) bool {
+	return tasks.FieldClearer{Resource: gr, Clear: clear}, nil
+}
+
+// clearFunc returns the function clearing paths from internal objects of gr
+// but where keeps[i] accepts the value of paths[i]. With typed, paths that
+// compile for gr's internal type (fieldpath.Compile) are cleared in the
+// object directly; otherwise, and always without typed, the object is
+// converted to the inventory's version of gr, cleared in its unstructured
+// form and converted back.
+func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool, typed bool) (func(runtime.Object) bool, error) {
+	gv, err := inv.Version(gr)
+	if err != nil {
+		return nil, err
+	}
+	unstructuredClear := func(obj runtime.Object) bool {
 		u, err := toUnstructured(obj, gv)
 		if err != nil {
 			klog.ErrorS(err, "Reading an object to clear fields", "resource", gr.String())
@@ -610,21 +623,71 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 			return false
 		}
 		return true
-	}}, nil
+	}
+	if !typed {
+		return unstructuredClear, nil
+	}
+	kind, compiled := compileTyped(gv, gr, paths, keeps)
+	if compiled == nil {
+		return unstructuredClear, nil
+	}
+	return func(obj runtime.Object) bool {
+		if reflect.TypeOf(obj) != kind {
+			return unstructuredClear(obj)
+		}
+		changed := false
+		for i, t := range compiled {
+			if t.ClearUnless(obj, keeps[i]) {
+				changed = true
+			}
+		}
+		return changed
+	}, nil
+}
+
+// compileTyped compiles paths, written in gv, for the internal objects of
+// gr, whose type it returns. It returns nil paths when one of them does not
+// compile, or has a keep function (keeps[i]) but no scalar value: the
+// caller then reads the unstructured form of the objects.
+func compileTyped(gv schema.GroupVersion, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (reflect.Type, []*fieldpath.Typed) {
+	example, err := migrator.NewObject(gr)
+	if err != nil {
+		return nil, nil
+	}
+	kinds, _, err := legacyscheme.Scheme.ObjectKinds(example)
+	if err != nil || len(kinds) == 0 {
+		return nil, nil
+	}
+	versioned, err := legacyscheme.Scheme.New(gv.WithKind(kinds[0].Kind))
+	if err != nil {
+		return nil, nil
+	}
+	kind := reflect.TypeOf(example)
+	out := make([]*fieldpath.Typed, len(paths))
+	for i, p := range paths {
+		t, err := fieldpath.Compile(p, reflect.TypeOf(versioned), kind)
+		if err != nil || (keeps[i] != nil && !t.ScalarLeaf()) {
+			klog.V(4).InfoS("Fields of a gate are read through the unstructured form", "resource", gr.String(), "path", p.String(), "err", err)
+			return nil, nil
+		}
+		out[i] = t
+	}
+	return kind, out
 }
 
 // pathHolder returns whether an object of gr (internal, or versioned and
 // then converted) sets any of paths to a value not in keep (by path); an
 // object of another kind sets none.
 func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
-	return holder(inv, gr, paths, keepFuncs(paths, keep))
+	return holder(inv, gr, paths, keepFuncs(paths, keep), true)
 }
 
 // holder returns whether an object of gr (internal, or versioned and then
 // converted) sets any of paths to a value the keep function of the path
 // (keeps[i], nil for none) does not accept; an object of another kind sets
-// none.
-func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (func(runtime.Object) bool, error) {
+// none. With typed, it reads the paths that compile (compileTyped) in the
+// internal object directly.
+func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool, typed bool) (func(runtime.Object) bool, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, err
@@ -634,6 +697,10 @@ func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath
 		return nil, err
 	}
 	kind := reflect.TypeOf(example)
+	var compiled []*fieldpath.Typed
+	if typed {
+		_, compiled = compileTyped(gv, gr, paths, keeps)
+	}
 	internal := schema.GroupVersion{Group: gr.Group, Version: runtime.APIVersionInternal}
 	return func(obj runtime.Object) bool {
 		if obj == nil {
@@ -647,6 +714,14 @@ func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath
 				return false
 			}
 			obj = converted
+		}
+		if compiled != nil {
+			for i, t := range compiled {
+				if t.HasUnless(obj, keeps[i]) {
+					return true
+				}
+			}
+			return false
 		}
 		u, err := toUnstructured(obj, gv)
 		if err != nil {
