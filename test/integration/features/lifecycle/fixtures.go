@@ -43,11 +43,25 @@ import (
 const ControlAnnotation = "lifecycle.features.k8s.io/control"
 
 // Dir returns the fixtures directory of this source tree,
-// pkg/features/lifecycle/testdata, relative to this package's directory,
-// where go test runs the package's tests. (Not found through
-// runtime.Caller: the tests are built with -trimpath.)
+// pkg/features/lifecycle/testdata, found from the working directory up
+// (go test runs a package's tests in the package's directory), not through
+// runtime.Caller: the tests are built with -trimpath.
 func Dir() string {
-	return filepath.Join("..", "..", "..", "..", "pkg", "features", "lifecycle", "testdata")
+	rel := filepath.Join("pkg", "features", "lifecycle", "testdata")
+	dir, err := os.Getwd()
+	if err != nil {
+		return rel
+	}
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, rel)); err == nil && fi.IsDir() {
+			return filepath.Join(dir, rel)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return rel
+		}
+		dir = parent
+	}
 }
 
 // Namespace returns the namespace of a gate's fixtures: "lifecycle-" and the
