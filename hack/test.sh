@@ -90,6 +90,7 @@ skips() {
 
 featureflags::tree::ensure
 featureflags::etcd::path
+featureflags::test_srcdir
 export FEATUREFLAGS_BIN_DIR="${BIN}" FEATUREFLAGS_ROOT
 case "${1:-}" in
   unit)

@@ -46,6 +46,19 @@ featureflags::etcd::path() {
   export PATH="${ETCD_DIR}:${PATH}"
 }
 
+# featureflags::test_srcdir lets upstream's test servers find their testdata
+# in tests built with -trimpath: cmd/kube-apiserver/app/testing finds its
+# testdata directory from its own source path, which -trimpath makes
+# "k8s.io/kubernetes/cmd/...", and then looks for it under
+# $TEST_SRCDIR/$TEST_WORKSPACE, as under bazel. <tree>.srcdir/k8s.io/kubernetes
+# links to the tree.
+featureflags::test_srcdir() {
+  local dir="${TREE}.srcdir"
+  mkdir -p "${dir}/k8s.io"
+  ln -sfn "${TREE}" "${dir}/k8s.io/kubernetes"
+  export TEST_SRCDIR="${dir}" TEST_WORKSPACE=.
+}
+
 # featureflags::log prints a status line.
 featureflags::log() {
   echo "+++ $*" >&2
