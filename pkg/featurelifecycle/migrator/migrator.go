@@ -64,14 +64,20 @@ const (
 // a conflict.
 type ClearFunc func(obj runtime.Object) (changed bool)
 
+// HoldsFunc reports, without changing it, whether the ClearFunc of the same
+// migration would change an internal object of the migrated resource.
+type HoldsFunc func(obj runtime.Object) bool
+
 // Migrator clears fields from every stored object of one resource, a page at
 // a time, through the resource's registry store.
 type Migrator struct {
 	store    Store
 	resource schema.GroupResource
 	clear    ClearFunc
-	opts     Options
-	limiter  flowcontrol.RateLimiter
+	// holds, when set, picks the listed objects worth a copy and a clear.
+	holds   HoldsFunc
+	opts    Options
+	limiter flowcontrol.RateLimiter
 	// subresource is the subresource store writes through ("status" for
 	// a StatusStores store), named in each write's request info.
 	subresource string
@@ -88,6 +94,14 @@ func New(store Store, resource schema.GroupResource, clear ClearFunc, opts Optio
 	if sub, ok := store.(interface{ Subresource() string }); ok {
 		m.subresource = sub.Subresource()
 	}
+	return m
+}
+
+// WithHolds makes m skip, without copying them, the listed objects holds
+// says clear would not change (nil: every listed object is cleared in a
+// copy to find out). It returns m.
+func (m *Migrator) WithHolds(holds HoldsFunc) *Migrator {
+	m.holds = holds
 	return m
 }
 
@@ -239,6 +253,9 @@ func (m *Migrator) read(ctx context.Context, logger klog.Logger, cp *Checkpoint,
 			return read, fmt.Errorf("reading the list of %s: %w", m.resource.String(), err)
 		}
 		for _, item := range items {
+			if m.holds != nil && !m.holds(item) {
+				continue
+			}
 			// Clear a copy to find the objects that need a write; the
 			// write starts from the listed object, unchanged.
 			cleared := item.DeepCopyObject()

@@ -950,3 +950,35 @@ func TestExpiredContinueTokenMidPage(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsSkipsObjectsWithoutTheField: with a holds function, the listed
+// objects it says no to are neither copied nor cleared, and the outcome is
+// the same as without it.
+func TestHoldsSkipsObjectsWithoutTheField(t *testing.T) {
+	f := newFixture(t)
+	f.create(t, "ns", 120, func(i int) bool { return i%3 == 0 })
+	var clears, holds atomic.Int64
+	clear := func(obj runtime.Object) bool {
+		clears.Add(1)
+		return clearMaxUnavailable(obj)
+	}
+	m := migrator.New(f.store, statefulSets, clear, opts(500, 4), unlimited()).WithHolds(func(obj runtime.Object) bool {
+		holds.Add(1)
+		return holdsMaxUnavailable(obj.(*apps.StatefulSet))
+	})
+	cp := run(t, m, migrator.Checkpoint{}, 1)
+	if !cp.Done || cp.Seen != 120 || cp.Changed != 40 {
+		t.Errorf("checkpoint %+v, want done, 120 seen, 40 changed", cp)
+	}
+	if got := holds.Load(); got != 120 {
+		t.Errorf("holds ran %d times for 120 objects, want 120", got)
+	}
+	if got := clears.Load(); got != 40 {
+		t.Errorf("clear ran %d times, want 40: only on the objects holds names", got)
+	}
+	for _, s := range f.listAll(t) {
+		if holdsMaxUnavailable(&s) {
+			t.Errorf("%s still holds maxUnavailable", s.Name)
+		}
+	}
+}

@@ -91,6 +91,9 @@ type clearTarget struct {
 	subresource string
 	// clear clears an internal object of resource in place.
 	clear migrator.ClearFunc
+	// holds, when set, reports without changing it whether clear would
+	// change an internal object of resource.
+	holds migrator.HoldsFunc
 	// accepts reports whether obj is of the type clear takes.
 	accepts func(obj runtime.Object) bool
 }
@@ -175,6 +178,10 @@ type FieldClearer struct {
 	// Clear clears an internal object of Resource in place and reports
 	// whether it changed anything.
 	Clear migrator.ClearFunc
+	// Holds, optional, reports whether Clear would change an internal
+	// object of Resource, without changing it: objects it says no to are
+	// neither copied nor cleared (by the migrator and by the task's Holds).
+	Holds migrator.HoldsFunc
 }
 
 // ClearFieldsOf declares a task that clears several resources, in order,
@@ -212,14 +219,15 @@ func ClearFieldsOf(name, description string, targets []FieldClearer) *ClearField
 		kind := reflect.TypeOf(example)
 		clear := t.Clear
 		target.accepts = func(obj runtime.Object) bool { return reflect.TypeOf(obj) == kind }
-		c.targets = append(c.targets, clearTarget{
-			resource:    t.Resource,
-			subresource: target.subresource,
-			accepts:     target.accepts,
-			clear: func(obj runtime.Object) bool {
-				return reflect.TypeOf(obj) == kind && clear(obj)
-			},
-		})
+		target.clear = func(obj runtime.Object) bool {
+			return reflect.TypeOf(obj) == kind && clear(obj)
+		}
+		if holds := t.Holds; holds != nil {
+			target.holds = func(obj runtime.Object) bool {
+				return reflect.TypeOf(obj) == kind && holds(obj)
+			}
+		}
+		c.targets = append(c.targets, target)
 	}
 	return c
 }
@@ -256,13 +264,33 @@ func (c *ClearFieldsTask) Holds(obj runtime.Object) bool {
 	}
 	for _, t := range c.targets {
 		if t.accepts(obj) {
-			return c.Clear(obj.DeepCopyObject())
+			return c.holds(obj)
 		}
 	}
 	for _, t := range c.targets {
 		internal, err := legacyscheme.Scheme.ConvertToVersion(obj, schema.GroupVersion{Group: t.resource.Group, Version: runtime.APIVersionInternal})
 		if err == nil && t.accepts(internal) {
 			return c.Clear(internal) // a new object: the conversion copies
+		}
+	}
+	return false
+}
+
+// holds reports whether the targets that accept obj, an internal object,
+// would change it: through their holds functions when they all have one,
+// else by clearing a copy.
+func (c *ClearFieldsTask) holds(obj runtime.Object) bool {
+	for _, t := range c.targets {
+		if !t.accepts(obj) {
+			continue
+		}
+		if t.holds == nil {
+			return c.Clear(obj.DeepCopyObject())
+		}
+	}
+	for _, t := range c.targets {
+		if t.accepts(obj) && t.holds(obj) {
+			return true
 		}
 	}
 	return false
@@ -383,7 +411,7 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 		return Outcome{}, fmt.Errorf("task %s: the store of %s holds %T, which the clear function does not take",
 			c.name, target.key(), n.New())
 	}
-	m := migrator.New(store, target.resource, target.clear, env.Migration, env.Limiter)
+	m := migrator.New(store, target.resource, target.clear, env.Migration, env.Limiter).WithHolds(target.holds)
 	cp, err := m.Step(klog.NewContext(ctx, logger), st.Migration)
 	var failed *migrator.FailedObjectsError
 	if err != nil && !errors.As(err, &failed) {

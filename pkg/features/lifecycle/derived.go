@@ -584,12 +584,33 @@ func leaves(paths []fieldpath.Path) []fieldpath.Path {
 // pathClearer returns a FieldClearer that clears paths (written in the
 // version the inventory compared gr in) from internal objects of gr, but
 // where a path holds one of its values in keep (by path).
+// When the paths compile for gr's internal type, it also says, without a
+// copy, which objects the clear would change (FieldClearer.Holds).
 func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
-	clear, err := clearFunc(inv, gr, paths, keepFuncs(paths, keep), true)
+	keeps := keepFuncs(paths, keep)
+	clear, err := clearFunc(inv, gr, paths, keeps, true)
 	if err != nil {
 		return tasks.FieldClearer{}, err
 	}
-	return tasks.FieldClearer{Resource: gr, Clear: clear}, nil
+	fc := tasks.FieldClearer{Resource: gr, Clear: clear}
+	gv, err := inv.Version(gr)
+	if err != nil {
+		return tasks.FieldClearer{}, err
+	}
+	if kind, compiled := compileTyped(gv, gr, paths, keeps); compiled != nil {
+		fc.Holds = func(obj runtime.Object) bool {
+			if reflect.TypeOf(obj) != kind {
+				return false
+			}
+			for i, t := range compiled {
+				if t.HasUnless(obj, keeps[i]) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return fc, nil
 }
 
 // clearFunc returns the function clearing paths from internal objects of gr
