@@ -125,7 +125,9 @@ func benchObjects(b *testing.B) int {
 // upstream's objects/s over ours. The setup (apiserver, StatefulSets,
 // kube-controller-manager, restarts) is not measured; an iteration after the
 // first sets maxUnavailable again on every StatefulSet first. Run it with
-// -benchtime=1x.
+// -benchtime=1x. Ours also reports the 99th percentile of an ordinary GET's
+// latency on the same apiserver while the task ran, over the same once it
+// is idle (get-p99-busy/idle).
 func BenchmarkStatefulSetMigration(b *testing.B) {
 	n := benchObjects(b)
 	benchQuietKlog(b)
@@ -347,15 +349,29 @@ func (c *benchCluster) ours(b *testing.B) {
 		c.gateOn = false // from the restart on; it may fail
 		apiserver.Restart(b, benchMigrationFlags(false)...)
 		ready := time.Now()
+		busy := benchProbeGets(kube)
 		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateOff)
 		w.stop()
+		busySamples := busy.stop()
 		active, firstPage, done, err := w.taskTimes()
 		if err != nil {
 			b.Fatal(err)
 		}
 		elapsed += done.Sub(active)
-		messages = append(messages, fmt.Sprintf("task active %+.2fs from the restarted apiserver's /readyz ok, first page stored %.2fs later, done %.2fs after active",
-			active.Sub(ready).Seconds(), firstPage.Sub(active).Seconds(), done.Sub(active).Seconds()))
+		// Ordinary GETs on the same apiserver while the task ran, against
+		// as many once it is idle again.
+		during := benchWithin(busySamples, active, done)
+		idle := benchProbeGets(kube)
+		time.Sleep(time.Duration(max(len(during), benchMinProbes)) * benchProbeInterval)
+		idleSamples := idle.stop()
+		p99During, p99Idle := benchP99(during), benchP99(idleSamples)
+		if p99Idle > 0 {
+			b.ReportMetric(float64(p99During)/float64(p99Idle), "get-p99-busy/idle")
+		}
+		messages = append(messages, fmt.Sprintf("task active %+.2fs from the restarted apiserver's /readyz ok, first page stored %.2fs later, done %.2fs after active; "+
+			"p99 of a GET %.1fms while it ran (%d GETs), %.1fms idle (%d GETs)",
+			active.Sub(ready).Seconds(), firstPage.Sub(active).Seconds(), done.Sub(active).Seconds(),
+			float64(p99During.Microseconds())/1000, len(during), float64(p99Idle.Microseconds())/1000, len(idleSamples)))
 
 		// The task did the work: every StatefulSet lost maxUnavailable,
 		// and the task says it cleared them all.
@@ -369,6 +385,83 @@ func (c *benchCluster) ours(b *testing.B) {
 	}
 	benchReport(b, n, elapsed)
 	b.Logf("ours: %d StatefulSets cleared %d time(s) in %.2fs (%s)", n, b.N, elapsed.Seconds(), strings.Join(messages, "; "))
+}
+
+// benchProbeInterval is the period of benchProbeGets' GETs; benchMinProbes
+// the fewest GETs an idle measurement makes.
+const (
+	benchProbeInterval = 10 * time.Millisecond
+	benchMinProbes     = 200
+)
+
+// benchSample is one GET of benchProbeGets: when it started, how long it
+// took (failed GETs are not recorded).
+type benchSample struct {
+	at   time.Time
+	took time.Duration
+}
+
+// benchProber GETs one StatefulSet every benchProbeInterval, as an ordinary
+// client, until stopped.
+type benchProber struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	samples []benchSample
+}
+
+func benchProbeGets(kube kubernetes.Interface) *benchProber {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &benchProber{cancel: cancel, done: make(chan struct{})}
+	name := benchStatefulSet(0).Name
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(benchProbeInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			start := time.Now()
+			if _, err := kube.AppsV1().StatefulSets(benchNamespace).Get(ctx, name, metav1.GetOptions{}); err == nil {
+				p.samples = append(p.samples, benchSample{at: start, took: time.Since(start)})
+			}
+		}
+	}()
+	return p
+}
+
+// stop stops the GETs and returns them.
+func (p *benchProber) stop() []benchSample {
+	p.cancel()
+	<-p.done
+	return p.samples
+}
+
+// benchWithin returns the samples that started from from to to.
+func benchWithin(samples []benchSample, from, to time.Time) []benchSample {
+	var out []benchSample
+	for _, s := range samples {
+		if !s.at.Before(from) && !s.at.After(to) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// benchP99 returns the 99th percentile of the samples' durations (0 for
+// none).
+func benchP99(samples []benchSample) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
+	took := make([]time.Duration, len(samples))
+	for i, s := range samples {
+		took[i] = s.took
+	}
+	slices.Sort(took)
+	return took[min(len(took)-1, len(took)*99/100)]
 }
 
 // benchReport reports the objects per second and, as ns/op, the time per
