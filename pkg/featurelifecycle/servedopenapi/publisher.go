@@ -175,6 +175,12 @@ func (p *Publisher) Run(ctx context.Context, client kubernetes.Interface) {
 	p.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle_openapi"})
 	defer p.queue.ShutDown()
+	// Get blocks until an item comes or the queue shuts down: shut it down
+	// when ctx is done, or the publishing loop would outlive the server.
+	go func() {
+		<-ctx.Done()
+		p.queue.ShutDown()
+	}()
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute, informers.WithNamespace(p.namespace))
 	informer := factory.Features().V1alpha1().Features()
 	p.features = informer.Lister().Features(p.namespace)

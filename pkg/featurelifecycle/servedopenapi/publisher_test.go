@@ -23,8 +23,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apiserver/pkg/server/mux"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
 )
@@ -95,5 +97,31 @@ func TestPublish(t *testing.T) {
 	p.Publish(ctx, shown)
 	if back := served(t, m); back["apis/apps/v1"] != first["apis/apps/v1"] {
 		t.Errorf("shown again, apps/v1 is served at %s, not %s", back["apis/apps/v1"], first["apis/apps/v1"])
+	}
+}
+
+// TestRunStopsWithItsContext: Run returns once its context is done, its
+// workqueue shut down (upstream's integration framework finds the goroutines
+// of a publisher that outlives its server).
+func TestRunStopsWithItsContext(t *testing.T) {
+	apps := readV3(t, "apis/apps/v1")
+	service := handler3.NewOpenAPIService()
+	if err := service.RegisterOpenAPIV3VersionedService("/openapi/v3", mux.NewPathRecorderMux("test")); err != nil {
+		t.Fatal(err)
+	}
+	service.UpdateGroupVersion("apis/apps/v1", apps)
+	p := NewPublisher(fields(t), nil, "kube-system", nil, nil, service, map[string]*spec3.OpenAPI{"apis/apps/v1": apps})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.Run(ctx, fake.NewClientset())
+	}()
+	time.Sleep(200 * time.Millisecond) // past the informer's sync, into the loop
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return 10 s after its context was cancelled")
 	}
 }
