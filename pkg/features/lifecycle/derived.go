@@ -587,30 +587,11 @@ func leaves(paths []fieldpath.Path) []fieldpath.Path {
 // When the paths compile for gr's internal type, it also says, without a
 // copy, which objects the clear would change (FieldClearer.Holds).
 func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
-	keeps := keepFuncs(paths, keep)
-	clear, err := clearFunc(inv, gr, paths, keeps, true)
+	clear, holds, err := clearFunc(inv, gr, paths, keepFuncs(paths, keep), true)
 	if err != nil {
 		return tasks.FieldClearer{}, err
 	}
-	fc := tasks.FieldClearer{Resource: gr, Clear: clear}
-	gv, err := inv.Version(gr)
-	if err != nil {
-		return tasks.FieldClearer{}, err
-	}
-	if kind, compiled := compileTyped(gv, gr, paths, keeps); compiled != nil {
-		fc.Holds = func(obj runtime.Object) bool {
-			if reflect.TypeOf(obj) != kind {
-				return false
-			}
-			for i, t := range compiled {
-				if t.HasUnless(obj, keeps[i]) {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	return fc, nil
+	return tasks.FieldClearer{Resource: gr, Clear: clear, Holds: holds}, nil
 }
 
 // clearFunc returns the function clearing paths from internal objects of gr
@@ -618,11 +599,13 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 // compile for gr's internal type (fieldpath.Compile) are cleared in the
 // object directly; otherwise, and always without typed, the object is
 // converted to the inventory's version of gr, cleared in its unstructured
-// form and converted back.
-func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool, typed bool) (func(runtime.Object) bool, error) {
+// form and converted back. With typed paths it also returns the function
+// saying, without changing them, which objects the clear would change (nil
+// otherwise).
+func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool, typed bool) (clear, holds func(runtime.Object) bool, err error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	unstructuredClear := func(obj runtime.Object) bool {
 		u, err := toUnstructured(obj, gv)
@@ -646,13 +629,13 @@ func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldp
 		return true
 	}
 	if !typed {
-		return unstructuredClear, nil
+		return unstructuredClear, nil, nil
 	}
 	kind, compiled := compileTyped(gv, gr, paths, keeps)
 	if compiled == nil {
-		return unstructuredClear, nil
+		return unstructuredClear, nil, nil
 	}
-	return func(obj runtime.Object) bool {
+	clear = func(obj runtime.Object) bool {
 		if reflect.TypeOf(obj) != kind {
 			return unstructuredClear(obj)
 		}
@@ -663,7 +646,19 @@ func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldp
 			}
 		}
 		return changed
-	}, nil
+	}
+	holds = func(obj runtime.Object) bool {
+		if reflect.TypeOf(obj) != kind {
+			return false
+		}
+		for i, t := range compiled {
+			if t.HasUnless(obj, keeps[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	return clear, holds, nil
 }
 
 // compileTyped compiles paths, written in gv, for the internal objects of

@@ -93,11 +93,11 @@ func TestTypedClearMatchesUnstructured(t *testing.T) {
 				continue
 			}
 			compiled++
-			typedClear, err := clearFunc(inv, gr, paths, keeps, true)
+			typedClear, typedHolds, err := clearFunc(inv, gr, paths, keeps, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			unstructuredClear, err := clearFunc(inv, gr, paths, keeps, false)
+			unstructuredClear, _, err := clearFunc(inv, gr, paths, keeps, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,11 @@ func TestTypedClearMatchesUnstructured(t *testing.T) {
 					t.Errorf("%s %s seed %d: the typed holder says %t, the unstructured one %t", gr, pk.name, i, got, want)
 				}
 				a, b := obj.DeepCopyObject(), obj.DeepCopyObject()
+				holdsA := typedHolds(a)
 				changedA, changedB := typedClear(a), unstructuredClear(b)
+				if holdsA != changedB {
+					t.Errorf("%s %s seed %d: the clear's holds function says %t, the unstructured clear changed %t", gr, pk.name, i, holdsA, changedB)
+				}
 				if changedA != changedB {
 					t.Errorf("%s %s seed %d: the typed clear reports a change %t, the unstructured one %t", gr, pk.name, i, changedA, changedB)
 					continue
