@@ -38,8 +38,14 @@ limitations under the License.
 //     (kube-controller-manager), system:kube-scheduler (kube-scheduler), and
 //     system:node:<name> in the group system:nodes (kubelet), which may only
 //     write the report of identity <name>, naming no holder lease but its
-//     own node lease (kube-node-lease/<name>). An administrator maps further
-//     users or groups to component names in the plugin's configuration.
+//     own node lease (kube-node-lease/<name>). Any other reporter, a third
+//     party's operator for one, is decided by RBAC in the report's
+//     namespace: it may write the reports of component <c> there when it
+//     is authorized for the verb "report" on featurereports named <c> in
+//     that namespace (ReportVerb; a Role with resourceNames: [<c>]), as
+//     certificate signers are authorized by "sign" on signers. An
+//     administrator may also map users or groups to component names in
+//     the plugin's configuration (the form before RBAC decided it).
 //   - No one else may write the status of a Feature: its uses are
 //     kube-apiserver's aggregate of the reports.
 //
@@ -105,6 +111,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	genericadmissioninitializer "k8s.io/apiserver/pkg/admission/initializer"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/auth/nodeidentifier"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
@@ -129,6 +136,11 @@ const (
 	// KubeletComponent is what a node (system:node:<name> in system:nodes) reports as.
 	KubeletComponent = "kubelet"
 )
+
+// ReportVerb is the verb a user must be authorized for, on featurereports
+// named after a component in a namespace, to write that component's
+// reports in that namespace (beyond the built-in reporters).
+const ReportVerb = "report"
 
 // The optional type information of the configuration.
 const (
@@ -239,15 +251,21 @@ type Plugin struct {
 	// every gate.
 	knownGate       func(gate string) bool
 	nodeIdentifier  nodeidentifier.NodeIdentifier
+	authorizer      authorizer.Authorizer
 	userComponents  map[string]sets.Set[string]
 	groupComponents map[string]sets.Set[string]
 }
 
 var (
-	_ admission.ValidationInterface             = &Plugin{}
-	_ admission.InitializationValidator         = &Plugin{}
-	_ genericadmissioninitializer.WantsFeatures = &Plugin{}
+	_ admission.ValidationInterface               = &Plugin{}
+	_ admission.InitializationValidator           = &Plugin{}
+	_ genericadmissioninitializer.WantsFeatures   = &Plugin{}
+	_ genericadmissioninitializer.WantsAuthorizer = &Plugin{}
 )
+
+// SetAuthorizer sets the authorizer that decides, by ReportVerb, which
+// users report as which components in a namespace.
+func (p *Plugin) SetAuthorizer(a authorizer.Authorizer) { p.authorizer = a }
 
 // InspectFeatureGates enables the plugin when the FeatureLifecycle feature
 // gate is on, and learns the gates this kube-apiserver knows.
@@ -317,7 +335,7 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 		if a.GetSubresource() != "" {
 			return nil
 		}
-		return p.validateReport(a)
+		return p.validateReport(ctx, a)
 	case featuresResource:
 	default:
 		return nil
@@ -348,8 +366,9 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 }
 
 // validateReport admits a create, update or delete of a FeatureReport by
-// kube-apiserver, a superuser, or the reporter the report belongs to.
-func (p *Plugin) validateReport(a admission.Attributes) error {
+// kube-apiserver, a superuser, or a reporter of the report's component: a
+// built-in or configured one, or one RBAC authorizes (ReportVerb).
+func (p *Plugin) validateReport(ctx context.Context, a admission.Attributes) error {
 	u := a.GetUserInfo()
 	if isSuperuser(u) {
 		return nil
@@ -367,29 +386,78 @@ func (p *Plugin) validateReport(a admission.Attributes) error {
 	if u != nil {
 		name = u.GetName()
 	}
-	r, ok := p.reporterFor(u)
-	if !ok {
-		return admission.NewForbidden(a, fmt.Errorf("user %q is not a known feature reporter: reporters (kube-controller-manager, "+
-			"kube-scheduler, nodes, and the users and groups mapped to a component in the reporters of the %s admission plugin's "+
-			"configuration, e.g. {user: %s, component: my-controller}) write their own FeatureReport", name, PluginName, name))
-	}
+	r, known := p.reporterFor(u)
 	if report == nil {
+		if !known {
+			return admission.NewForbidden(a, fmt.Errorf("user %q is not a known feature reporter", name))
+		}
 		// A delete of a report that does not exist: nothing to guard.
 		return nil
 	}
-	if !r.components.Has(report.Spec.Component) || report.Spec.Component == validation.APIServerComponent {
-		return admission.NewForbidden(a, fmt.Errorf("%s may only write %s own FeatureReport, not one of component %q",
-			r.subject(), r.its(), report.Spec.Component))
+	component := report.Spec.Component
+	if component == validation.APIServerComponent {
+		return admission.NewForbidden(a, fmt.Errorf("only kube-apiserver writes the FeatureReports of component %q", component))
 	}
-	if r.restricted {
-		if report.Spec.Identity != r.identity {
-			return admission.NewForbidden(a, fmt.Errorf("node %q may only write the FeatureReport of its own identity %q, not of %q",
-				r.identity, r.identity, report.Spec.Identity))
-		}
-		if l := report.Spec.HolderLease; l != nil && (l.Namespace != corev1.NamespaceNodeLease || l.Name != r.identity) {
-			return admission.NewForbidden(a, fmt.Errorf("node %q may only name its own node lease %s/%s as spec.holderLease, not %s/%s",
-				r.identity, corev1.NamespaceNodeLease, r.identity, l.Namespace, l.Name))
-		}
+	if known && r.components.Has(component) {
+		return r.validateIdentity(a, report)
+	}
+	allowed, why, err := p.authorizedToReport(ctx, u, a.GetNamespace(), component)
+	switch {
+	case allowed:
+		return nil
+	case err != nil:
+		return admission.NewForbidden(a, fmt.Errorf("could not decide whether %q may report as component %q: %w", name, component, err))
+	case known:
+		return admission.NewForbidden(a, fmt.Errorf("%s may only write %s own FeatureReport, not one of component %q%s",
+			r.subject(), r.its(), component, reason(why)))
+	default:
+		return admission.NewForbidden(a, fmt.Errorf("user %q is not a known feature reporter and may not report as component %q "+
+			"in namespace %q: grant it the verb %q on featurereports.features.k8s.io named %q in that namespace "+
+			"(a Role with resourceNames: [%s]), besides get, create and patch%s",
+			name, component, a.GetNamespace(), ReportVerb, component, component, reason(why)))
+	}
+}
+
+// reason appends an authorizer's reason to a message.
+func reason(why string) string {
+	if why == "" {
+		return ""
+	}
+	return " (" + why + ")"
+}
+
+// authorizedToReport asks the authorizer whether u may write the reports
+// of component in namespace.
+func (p *Plugin) authorizedToReport(ctx context.Context, u user.Info, namespace, component string) (bool, string, error) {
+	if p.authorizer == nil || u == nil {
+		return false, "", nil
+	}
+	decision, why, err := p.authorizer.Authorize(ctx, authorizer.AttributesRecord{
+		User:            u,
+		Verb:            ReportVerb,
+		Namespace:       namespace,
+		APIGroup:        features.GroupName,
+		APIVersion:      "*",
+		Resource:        reportsResource.Resource,
+		Name:            component,
+		ResourceRequest: true,
+	})
+	return decision == authorizer.DecisionAllow, why, err
+}
+
+// validateIdentity applies a node's restrictions to a report of its
+// component.
+func (r *reporter) validateIdentity(a admission.Attributes, report *features.FeatureReport) error {
+	if !r.restricted {
+		return nil
+	}
+	if report.Spec.Identity != r.identity {
+		return admission.NewForbidden(a, fmt.Errorf("node %q may only write the FeatureReport of its own identity %q, not of %q",
+			r.identity, r.identity, report.Spec.Identity))
+	}
+	if l := report.Spec.HolderLease; l != nil && (l.Namespace != corev1.NamespaceNodeLease || l.Name != r.identity) {
+		return admission.NewForbidden(a, fmt.Errorf("node %q may only name its own node lease %s/%s as spec.holderLease, not %s/%s",
+			r.identity, corev1.NamespaceNodeLease, r.identity, l.Namespace, l.Name))
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ package featurestatus
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	apiserverinstall "k8s.io/apiserver/pkg/apis/apiserver/install"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	api "k8s.io/kubernetes/pkg/apis/core"
@@ -215,7 +217,7 @@ func TestValidateReports(t *testing.T) {
 		{"a configured user writes its component's report", fooSA, testReport("foo-controller", "pod-1", nil), nil, ""},
 		{"a configured group member writes its component's report", exampleC, testReport("example-controller", "pod-1", nil), nil, ""},
 		{"a configured user writes kube-apiserver's report", fooSA, testReport("kube-apiserver", "apiserver-x", nil), nil,
-			`not one of component "kube-apiserver"`},
+			`only kube-apiserver writes the FeatureReports of component "kube-apiserver"`},
 		{"kube-apiserver writes its report", apiserver, testReport("kube-apiserver", "apiserver-x", nil), nil, ""},
 		{"a superuser deletes a node's report", admin, testReport("kubelet", "bar", nil), []admission.Operation{admission.Delete}, ""},
 		{"a user who is no reporter", alice, testReport("kubelet", "alice", nil), nil, `user "alice" is not a known feature reporter`},
@@ -250,6 +252,105 @@ func TestValidateReports(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// reportAuthorizer allows ReportVerb on featurereports named by component
+// in namespace for user, as a Role and RoleBinding there would, and
+// records what it was asked.
+type reportAuthorizer struct {
+	user, namespace, component string
+	err                        error
+	asked                      []authorizer.Attributes
+}
+
+func (a *reportAuthorizer) Authorize(_ context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+	a.asked = append(a.asked, attrs)
+	if a.err != nil {
+		return authorizer.DecisionNoOpinion, "", a.err
+	}
+	if attrs.GetUser().GetName() == a.user && attrs.GetVerb() == ReportVerb && attrs.GetAPIGroup() == "features.k8s.io" &&
+		attrs.GetResource() == "featurereports" && attrs.GetNamespace() == a.namespace && attrs.GetName() == a.component && attrs.IsResourceRequest() {
+		return authorizer.DecisionAllow, "", nil
+	}
+	return authorizer.DecisionNoOpinion, "no RBAC rule allows it", nil
+}
+
+// TestReportersByRBAC: a third party's reporter, in no list, writes the
+// reports of the component RBAC lets it report as, in the namespace RBAC
+// lets it, and no others; a built-in reporter gains components the same
+// way.
+func TestReportersByRBAC(t *testing.T) {
+	operator := &user.DefaultInfo{Name: "system:serviceaccount:tenant-a:my-operator", Groups: []string{"system:serviceaccounts", user.AllAuthenticated}}
+	in := func(namespace string, r *features.FeatureReport) *features.FeatureReport {
+		r.Namespace = namespace
+		return r
+	}
+	for _, tc := range []struct {
+		name    string
+		user    user.Info
+		report  *features.FeatureReport
+		authErr error
+		wantErr string // "" when allowed
+	}{
+		{"its component in its namespace", operator, in("tenant-a", testReport("my-operator", "pod-1", nil)), nil, ""},
+		{"another component in its namespace", operator, in("tenant-a", testReport("other-operator", "pod-1", nil)), nil,
+			`user "system:serviceaccount:tenant-a:my-operator" is not a known feature reporter and may not report as component "other-operator" in namespace "tenant-a": grant it the verb "report" on featurereports.features.k8s.io named "other-operator" in that namespace (a Role with resourceNames: [other-operator]), besides get, create and patch (no RBAC rule allows it)`},
+		{"its component in another namespace", operator, in("tenant-b", testReport("my-operator", "pod-1", nil)), nil,
+			`may not report as component "my-operator" in namespace "tenant-b"`},
+		{"kube-apiserver's component", operator, in("tenant-a", testReport("kube-apiserver", "pod-1", nil)), nil,
+			`only kube-apiserver writes the FeatureReports of component "kube-apiserver"`},
+		{"the authorizer fails", operator, in("tenant-a", testReport("my-operator", "pod-1", nil)), errors.New("webhook unreachable"),
+			`could not decide whether "system:serviceaccount:tenant-a:my-operator" may report as component "my-operator": webhook unreachable`},
+		{"a built-in reporter as another component", kcm, in("tenant-a", testReport("other-operator", "host-1", nil)), nil,
+			`kube-controller-manager may only write its own FeatureReport, not one of component "other-operator" (no RBAC rule allows it)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := enabledPlugin(t, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			authz := &reportAuthorizer{user: operator.Name, namespace: "tenant-a", component: "my-operator", err: tc.authErr}
+			p.SetAuthorizer(authorizer.AuthorizerFunc(authz.Authorize))
+			for _, op := range []admission.Operation{admission.Create, admission.Update, admission.Delete} {
+				var obj, old runtime.Object
+				switch op {
+				case admission.Create:
+					obj = tc.report
+				case admission.Update:
+					obj, old = tc.report, tc.report.DeepCopy()
+				case admission.Delete:
+					old = tc.report
+				}
+				attrs := admission.NewAttributesRecord(obj, old, reportGVK, tc.report.Namespace, tc.report.Name,
+					reportsGVR, "", op, nil, false, tc.user)
+				err := p.Validate(context.Background(), attrs, nil)
+				if tc.wantErr == "" {
+					if err != nil {
+						t.Fatalf("%s: unexpected error: %v", op, err)
+					}
+					continue
+				}
+				if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("%s: want a 403 containing %q, got %v", op, tc.wantErr, err)
+				}
+			}
+			if tc.report.Spec.Component != "kube-apiserver" && len(authz.asked) != 3 {
+				t.Errorf("the authorizer was asked %d times for 3 writes", len(authz.asked))
+			}
+		})
+	}
+
+	// Without an authorizer (a plugin not yet initialized), nobody in no
+	// list reports.
+	p, err := enabledPlugin(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := in("tenant-a", testReport("my-operator", "pod-1", nil))
+	attrs := admission.NewAttributesRecord(r, nil, reportGVK, r.Namespace, r.Name, reportsGVR, "", admission.Create, nil, false, operator)
+	if err := p.Validate(context.Background(), attrs, nil); !apierrors.IsForbidden(err) {
+		t.Errorf("without an authorizer: want 403, got %v", err)
 	}
 }
 

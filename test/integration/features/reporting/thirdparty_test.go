@@ -1,0 +1,169 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reporting
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/features/options"
+
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+
+	"k8s.io/kubernetes/test/integration/features/harness"
+)
+
+// reporterRole is what a third party's operator needs to report its gates
+// in its namespace: read its Features, write its reports, and report as
+// its component (the verb "report" on featurereports named after it).
+func reporterRole(namespace, component string) *rbacv1.Role {
+	return &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: component + "-feature-reporter", Namespace: namespace},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"features.k8s.io"}, Resources: []string{"features"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{"features.k8s.io"}, Resources: []string{"featurereports"}, Verbs: []string{"get", "create", "update", "patch"}},
+			{APIGroups: []string{"features.k8s.io"}, Resources: []string{"featurereports"}, Verbs: []string{"report"}, ResourceNames: []string{component}},
+		},
+	}
+}
+
+// TestThirdPartyReporter: an operator that uses component-base's feature
+// gate reports its own gates in its own namespace with k8s.io/features, in
+// no list of the FeatureStatus plugin: RBAC in that namespace decides that
+// it reports as its component, and it cannot write the reports of another
+// component there, nor reports in another namespace.
+func TestThirdPartyReporter(t *testing.T) {
+	ctx := context.Background()
+	apiserver := harness.StartAPIServerProcess(t, "apiserver", harness.SharedEtcd().Prefix,
+		"--feature-gates=FeatureLifecycle=true", "--runtime-config=features.k8s.io/v1alpha1=true")
+	admin := kubernetes.NewForConfigOrDie(apiserver.ClientConfig())
+	const (
+		tenant    = "tenant-a"
+		other     = "tenant-b"
+		component = "my-operator"
+		operator  = "system:serviceaccount:tenant-a:my-operator"
+	)
+	for _, ns := range []string{tenant, other} {
+		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	role := reporterRole(tenant, component)
+	if _, err := admin.RbacV1().Roles(tenant).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: tenant},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: component, Namespace: tenant}},
+	}
+	if _, err := admin.RbacV1().RoleBindings(tenant).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	config := restclient.CopyConfig(apiserver.ClientConfig())
+	config.Impersonate = restclient.ImpersonationConfig{UserName: operator,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + tenant, "system:authenticated"}}
+	client := kubernetes.NewForConfigOrDie(config)
+
+	// The operator's own gate.
+	const myGate = featuregate.Feature("MyGate")
+	gate := featuregate.NewFeatureGate()
+	if err := gate.Add(map[featuregate.Feature]featuregate.FeatureSpec{myGate: {Default: false, PreRelease: featuregate.Alpha}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := gate.SetFromMap(map[string]bool{string(myGate): true}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Adopting reporting: these are the lines an operator adds.
+	reporting, stop := context.WithCancel(ctx)
+	defer stop()
+	fl := &options.Options{}
+	if err := fl.Start(reporting, gate, client, options.Component{Name: component, Namespace: tenant, Identity: "pod-1"}); err != nil {
+		t.Fatalf("starting the reporter: %v", err)
+	}
+
+	if !gate.Enabled(myGate) {
+		t.Fatal("MyGate is off")
+	}
+	var got *featuresv1alpha1.FeatureReport
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		got, err = admin.FeaturesV1alpha1().FeatureReports(tenant).Get(ctx, component+".pod-1", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, g := range got.Spec.Gates {
+			if g.Name == string(myGate) && g.Enabled {
+				return true, nil
+			}
+		}
+		return false, nil
+	}); err != nil {
+		t.Fatalf("the operator's report in %s does not say MyGate is on: %+v", tenant, got)
+	}
+
+	// Not another component's report, even in its namespace, and nothing
+	// in another namespace.
+	report := func(namespace, component string) *featuresv1alpha1.FeatureReport {
+		return &featuresv1alpha1.FeatureReport{
+			ObjectMeta: metav1.ObjectMeta{Name: component + ".pod-1", Namespace: namespace},
+			Spec: featuresv1alpha1.FeatureReportSpec{Component: component, Identity: "pod-1",
+				Gates: []featuresv1alpha1.FeatureReportGate{{Name: string(myGate), Enabled: true}}},
+		}
+	}
+	_, err := client.FeaturesV1alpha1().FeatureReports(tenant).Create(ctx, report(tenant, "other-operator"), metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `may not report as component "other-operator" in namespace "tenant-a"`) {
+		t.Errorf("the operator wrote another component's report: %v", err)
+	}
+	_, err = client.FeaturesV1alpha1().FeatureReports(other).Create(ctx, report(other, component), metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("the operator wrote a report in %s: %v", other, err)
+	}
+	// Granted create in the other namespace, but not "report": admission
+	// refuses it.
+	broad := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "reports-writer", Namespace: other},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"features.k8s.io"}, Resources: []string{"featurereports"}, Verbs: []string{"create"}}},
+	}
+	if _, err := admin.RbacV1().Roles(other).Create(ctx, broad, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	broadBinding := binding.DeepCopy()
+	broadBinding.Namespace, broadBinding.Name, broadBinding.RoleRef.Name = other, broad.Name, broad.Name
+	if _, err := admin.RbacV1().RoleBindings(other).Create(ctx, broadBinding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var write error
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, write = client.FeaturesV1alpha1().FeatureReports(other).Create(ctx, report(other, component), metav1.CreateOptions{})
+		// RBAC's cache takes the new binding in; then admission answers.
+		return write == nil || strings.Contains(write.Error(), "not a known feature reporter"), nil
+	}); err != nil || !apierrors.IsForbidden(write) {
+		t.Errorf("with create but not report in %s, the operator's write: %v (%v)", other, write, err)
+	}
+}
