@@ -579,7 +579,11 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	}
 	if namespace != KubeNamespace {
-		// Features of third parties: the uses only.
+		// Features of third parties: the uses, and the transitions of
+		// those whose desired state a client sets (Dynamic).
+		if f.Spec.Management == featuresv1alpha1.FeatureManagementDynamic && f.Spec.DesiredState != "" {
+			return c.syncThirdParty(ctx, stored, f, usesChange, now)
+		}
 		return c.syncUses(ctx, stored, f, usesChange)
 	}
 	spec, knows := c.spec(f.Spec.Gate)
@@ -624,6 +628,57 @@ func (c *Controller) syncUses(ctx context.Context, stored, f *featuresv1alpha1.F
 	status := f.Status.DeepCopy()
 	requeue := c.holdSampleChange(stored, status, now)
 	var after outbox
+	if err := c.writeStatus(ctx, stored, status, &after); err != nil {
+		return 0, err
+	}
+	if d := usesChange.Sub(now); !usesChange.IsZero() && (requeue == 0 || d < requeue) {
+		requeue = max(d, 0) + time.Second
+	}
+	return requeue, nil
+}
+
+// thirdPartyPlan is the plan of every transition of a third party's
+// Feature: wait until the namespace's live reports leave the old value.
+// The gate is not one of this apiserver's, so none of the lifecycle
+// registry's tasks apply, whatever its name.
+func thirdPartyPlan(featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask {
+	return []featuresv1alpha1.FeatureTask{tasks.Status(tasks.WaitForUses{})}
+}
+
+// syncThirdParty leads a Dynamic Feature outside kube-system through its
+// transitions, as its leader: the desired state is the spec's, set by a
+// client of that namespace; the components that follow it are the
+// namespace's reporters (k8s.io/features), whose reports make the uses
+// WaitForUses waits on. No apiserver configures the gate, so nothing votes
+// and the configuration always agrees.
+func (c *Controller) syncThirdParty(ctx context.Context, stored, f *featuresv1alpha1.Feature, usesChange, now time.Time) (time.Duration, error) {
+	leads := c.elector.Leads(f, true)
+	c.elector.Observe(leader.Key(f), leads)
+	if !leads {
+		return 0, nil
+	}
+	var after outbox
+	status := f.Status.DeepCopy()
+	if by, ok := desiredStateSetBy(f); ok && f.Status.ObservedGeneration < f.Generation {
+		after.add(func() {
+			c.recorder.Eventf(f, corev1.EventTypeNormal, "DesiredStateSet", "%s set spec.desiredState to %s", by, f.Spec.DesiredState)
+		})
+	}
+	desired := f.Spec.DesiredState
+	c.step(f, status, desired, thirdPartyPlan, &after)
+	requeue := time.Duration(0)
+	if len(status.Tasks) > 0 {
+		requeue = c.runTask(ctx, f, status, now, &after)
+		// A finished last task completes the transition in the same write.
+		c.step(f, status, desired, thirdPartyPlan, &after)
+	}
+	transition.SetConditions(status, f.Generation, desired, transition.Configuration{}, true, "", metav1.NewTime(now))
+	// No apiserver configures a third party's gate.
+	meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed)
+	status.ObservedGeneration = f.Generation
+	if wait := c.holdSampleChange(stored, status, now); wait > 0 && (requeue == 0 || wait < requeue) {
+		requeue = wait
+	}
 	if err := c.writeStatus(ctx, stored, status, &after); err != nil {
 		return 0, err
 	}
@@ -953,7 +1008,7 @@ func (p pendingStep) wait(status *featuresv1alpha1.FeatureStatus, now time.Time)
 // events and metrics of its completion go to after.
 func (c *Controller) runTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time, after *outbox) time.Duration {
 	name := status.Tasks[0].Name
-	key := f.Name + "/" + name
+	key := leader.Key(f) + "/" + name
 	requeue := c.stepTask(ctx, f, status, now, after)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -977,7 +1032,7 @@ func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, 
 		active.Message = "this kube-apiserver does not know this task; an apiserver that knows it will run it"
 		return c.opts.Resync
 	}
-	key := f.Name + "/" + active.Name
+	key := leader.Key(f) + "/" + active.Name
 	c.mu.Lock()
 	if _, ok := c.taskStarts[key]; !ok {
 		c.taskStarts[key] = now

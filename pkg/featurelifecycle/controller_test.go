@@ -807,6 +807,86 @@ func TestControllerAggregatesUsesOutsideKubeSystem(t *testing.T) {
 	}
 }
 
+// TestControllerLeadsDynamicFeaturesOutsideKubeSystem: a third party's
+// Dynamic Feature goes through its transitions by its spec's desired
+// state, waiting for its namespace's reporters only, with no task of the
+// lifecycle registry even when its gate has the name of one of Kubernetes'
+// own, and no ConfigurationAgreed condition (no apiserver configures it).
+func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	// Named as a kube-system gate with tasks would be: none of them apply.
+	third := &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "acme", Generation: 1},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "On", Management: "Dynamic"},
+	}
+	h.features = featuresfake.NewClientset(third)
+	steps := 0
+	h.lifecycles["TestGate"] = lifecycle.Lifecycle{OnDisable: []tasks.Task{countingTask{steps: &steps}}}
+	a := h.controller("apiserver-a", true)
+	indexer := a.informers.Features().V1alpha1().Features().Informer().GetIndexer()
+	if err := indexer.Add(third); err != nil {
+		t.Fatal(err)
+	}
+	report := func(enabled bool) {
+		r := h.report("acme-controller", "pod-1", enabled)
+		r.Namespace = "acme"
+		a.reports.Set(reports.NewReport(r))
+	}
+	sync := func() *featuresv1alpha1.Feature {
+		t.Helper()
+		if _, err := a.sync(context.Background(), "acme/test-gate"); err != nil {
+			t.Fatal(err)
+		}
+		f, err := h.features.FeaturesV1alpha1().Features("acme").Get(context.Background(), "test-gate", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := indexer.Update(f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	report(true)
+	f := sync()
+	if f.Status.State != featuresv1alpha1.FeatureStateOn || len(f.Status.Tasks) != 0 {
+		t.Fatalf("a new Dynamic Feature desired On: %s %+v", f.Status.State, f.Status.Tasks)
+	}
+	if meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed) != nil {
+		t.Errorf("a third party's Feature has ConfigurationAgreed: %+v", f.Status.Conditions)
+	}
+	if !meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
+		t.Errorf("On as desired, not Converged: %+v", f.Status.Conditions)
+	}
+
+	// Asked Off: TurningOff, waiting for the reporter only.
+	f.Spec.DesiredState, f.Generation = "Off", 2
+	if _, err := h.features.FeaturesV1alpha1().Features("acme").Update(context.Background(), f, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := indexer.Update(f); err != nil {
+		t.Fatal(err)
+	}
+	f = sync()
+	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != tasks.WaitForUsesName {
+		t.Fatalf("asked Off: %s %+v, want TurningOff with %s only", f.Status.State, f.Status.Tasks, tasks.WaitForUsesName)
+	}
+	if !strings.Contains(f.Status.Tasks[0].Message, "acme-controller (pod-1)") {
+		t.Errorf("the wait does not name the reporter: %q", f.Status.Tasks[0].Message)
+	}
+	report(false)
+	h.advance(tasks.WaitForUsesSettle + time.Second)
+	f = sync()
+	h.advance(tasks.WaitForUsesSettle + time.Second)
+	f = sync()
+	if f.Status.State != featuresv1alpha1.FeatureStateOff || len(f.Status.Tasks) != 0 || f.Status.ObservedGeneration != 2 {
+		t.Fatalf("once the reporter is off: %s %+v (observed generation %d)", f.Status.State, f.Status.Tasks, f.Status.ObservedGeneration)
+	}
+	if steps != 0 {
+		t.Errorf("kube-system's TestGate task ran %d steps for a third party's gate of the same name", steps)
+	}
+}
+
 // apiserverReport returns kube-apiserver id's report of TestGate=enabled,
 // opted into mode ("" for CommandLine).
 func (h *harness) apiserverReport(id string, enabled bool, mode featuresv1alpha1.FeatureManagement) *featuresv1alpha1.FeatureReport {

@@ -26,6 +26,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
@@ -55,7 +56,9 @@ func reporterRole(namespace, component string) *rbacv1.Role {
 // gate reports its own gates in its own namespace with k8s.io/features, in
 // no list of the FeatureStatus plugin: RBAC in that namespace decides that
 // it reports as its component, and it cannot write the reports of another
-// component there, nor reports in another namespace.
+// component there, nor reports in another namespace. A Dynamic Feature the
+// tenant declares for one of its gates is led by kube-apiserver: the
+// operator follows it, and it turns off once the operator reports it off.
 func TestThirdPartyReporter(t *testing.T) {
 	ctx := context.Background()
 	apiserver := harness.StartAPIServerProcess(t, "apiserver", harness.SharedEtcd().Prefix,
@@ -89,10 +92,24 @@ func TestThirdPartyReporter(t *testing.T) {
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + tenant, "system:authenticated"}}
 	client := kubernetes.NewForConfigOrDie(config)
 
-	// The operator's own gate.
-	const myGate = featuregate.Feature("MyGate")
+	// The operator's own gates: MyGate set by its flags, MyDynamicGate
+	// left to follow its Feature.
+	const myGate, dynamicGate = featuregate.Feature("MyGate"), featuregate.Feature("MyDynamicGate")
 	gate := featuregate.NewFeatureGate()
-	if err := gate.Add(map[featuregate.Feature]featuregate.FeatureSpec{myGate: {Default: false, PreRelease: featuregate.Alpha}}); err != nil {
+	if err := gate.Add(map[featuregate.Feature]featuregate.FeatureSpec{
+		myGate:      {Default: false, PreRelease: featuregate.Alpha},
+		dynamicGate: {Default: false, PreRelease: featuregate.Alpha},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The tenant's admin declares the Feature of MyDynamicGate, Dynamic and
+	// desired On, before the operator starts.
+	dynamic, err := admin.FeaturesV1alpha1().Features(tenant).Create(ctx, &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureName(string(dynamicGate)), Namespace: tenant},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: string(dynamicGate), Management: featuresv1alpha1.FeatureManagementDynamic,
+			DesiredState: featuresv1alpha1.FeatureDesiredStateOn},
+	}, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := gate.SetFromMap(map[string]bool{string(myGate): true}); err != nil {
@@ -109,6 +126,9 @@ func TestThirdPartyReporter(t *testing.T) {
 
 	if !gate.Enabled(myGate) {
 		t.Fatal("MyGate is off")
+	}
+	if !gate.Enabled(dynamicGate) {
+		t.Fatal("MyDynamicGate does not follow its Feature, desired On")
 	}
 	var got *featuresv1alpha1.FeatureReport
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -127,6 +147,60 @@ func TestThirdPartyReporter(t *testing.T) {
 		t.Fatalf("the operator's report in %s does not say MyGate is on: %+v", tenant, got)
 	}
 
+	// kube-apiserver leads the tenant's Dynamic Feature: On with the
+	// operator's use; asked Off, TurningOff until the operator, which
+	// follows it, reports it off, then Off.
+	waitForState := func(want featuresv1alpha1.FeatureState) *featuresv1alpha1.Feature {
+		t.Helper()
+		var f *featuresv1alpha1.Feature
+		if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			gate.Enabled(dynamicGate) // the operator keeps using it
+			var err error
+			f, err = admin.FeaturesV1alpha1().Features(tenant).Get(ctx, dynamic.Name, metav1.GetOptions{})
+			return err == nil && f.Status.State == want && f.Status.ObservedGeneration == f.Generation, nil
+		}); err != nil {
+			t.Fatalf("the tenant's Feature is not %s: %+v", want, f)
+		}
+		return f
+	}
+	f := waitForState(featuresv1alpha1.FeatureStateOn)
+	if len(f.Status.Uses) != 1 || f.Status.Uses[0].Component != component || !f.Status.Uses[0].Enabled {
+		t.Errorf("On, with uses %+v, want the operator's, enabled", f.Status.Uses)
+	}
+	watch, err := admin.FeaturesV1alpha1().Features(tenant).Watch(ctx, metav1.SingleObject(f.ObjectMeta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Stop()
+	if _, err := admin.FeaturesV1alpha1().Features(tenant).Patch(ctx, f.Name, types.MergePatchType,
+		[]byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	asked := time.Now()
+	f = waitForState(featuresv1alpha1.FeatureStateOff)
+	if gate.Enabled(dynamicGate) {
+		t.Error("the Feature is Off and the operator's gate is on")
+	}
+	states := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn}
+	timeout := time.After(30 * time.Second)
+	for states[len(states)-1] != featuresv1alpha1.FeatureStateOff {
+		select {
+		case ev, ok := <-watch.ResultChan():
+			if !ok {
+				t.Fatalf("the watch of the tenant's Feature ended after %v", states)
+			}
+			if g, ok := ev.Object.(*featuresv1alpha1.Feature); ok && g.Status.State != states[len(states)-1] {
+				states = append(states, g.Status.State)
+			}
+		case <-timeout:
+			t.Fatalf("the watch of the tenant's Feature saw %v only", states)
+		}
+	}
+	if len(states) != 3 || states[1] != featuresv1alpha1.FeatureStateTurningOff {
+		t.Errorf("states seen: %v, want On, TurningOff, Off", states)
+	}
+	t.Logf("the tenant's Feature went %v, Off %.1fs after it was asked to, uses %+v", states, time.Since(asked).Seconds(), f.Status.Uses)
+
 	// Not another component's report, even in its namespace, and nothing
 	// in another namespace.
 	report := func(namespace, component string) *featuresv1alpha1.FeatureReport {
@@ -136,7 +210,7 @@ func TestThirdPartyReporter(t *testing.T) {
 				Gates: []featuresv1alpha1.FeatureReportGate{{Name: string(myGate), Enabled: true}}},
 		}
 	}
-	_, err := client.FeaturesV1alpha1().FeatureReports(tenant).Create(ctx, report(tenant, "other-operator"), metav1.CreateOptions{})
+	_, err = client.FeaturesV1alpha1().FeatureReports(tenant).Create(ctx, report(tenant, "other-operator"), metav1.CreateOptions{})
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `may not report as component "other-operator" in namespace "tenant-a"`) {
 		t.Errorf("the operator wrote another component's report: %v", err)
 	}
