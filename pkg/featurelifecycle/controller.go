@@ -637,6 +637,20 @@ func (c *Controller) syncUses(ctx context.Context, stored, f *featuresv1alpha1.F
 	return requeue, nil
 }
 
+// ThirdPartyMetricFeature is the feature label of the metrics of every
+// Feature outside kube-system: tenants create those, and a label value per
+// Feature would let them grow the metrics without bound. It is no Feature's
+// name (names are DNS subdomains).
+const ThirdPartyMetricFeature = "_third_party"
+
+// metricFeature is f's feature label in metrics.
+func metricFeature(f *featuresv1alpha1.Feature) string {
+	if f.Namespace == KubeNamespace {
+		return f.Name
+	}
+	return ThirdPartyMetricFeature
+}
+
 // thirdPartyPlan is the plan of every transition of a third party's
 // Feature: wait until the namespace's live reports leave the old value.
 // The gate is not one of this apiserver's, so none of the lifecycle
@@ -861,7 +875,7 @@ func (c *Controller) cleanUpDrift(f *featuresv1alpha1.Feature, status *featuresv
 	status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
 	after.add(func() {
 		c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Off; running the TurningOff tasks again", drift)
-		transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
 	})
 	return ""
 }
@@ -890,7 +904,7 @@ func (c *Controller) reenterOnResidue(f *featuresv1alpha1.Feature, status *featu
 	after.add(func() {
 		forget()
 		c.recorder.Eventf(f, corev1.EventTypeWarning, "StoredDataRemains", "The feature is Off but %s; running the TurningOff tasks again", message)
-		transitionsTotal.WithLabelValues(f.Name, string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
 	})
 }
 
@@ -970,7 +984,7 @@ func (c *Controller) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1.
 		return
 	}
 	after.add(func() {
-		transitionsTotal.WithLabelValues(f.Name, string(r.From), string(r.To)).Inc()
+		transitionsTotal.WithLabelValues(metricFeature(f), string(r.From), string(r.To)).Inc()
 		switch r.To {
 		case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
 			c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionStarted", "%s -> %s (desired %s): %d tasks", r.From, r.To, desired, len(r.Tasks))
@@ -1053,7 +1067,7 @@ func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, 
 	if err != nil {
 		active.Attempts++
 		active.Message = fmt.Sprintf("attempt %d failed: %v", active.Attempts-1, err)
-		taskFailuresTotal.WithLabelValues(f.Name, active.Name).Inc()
+		taskFailuresTotal.WithLabelValues(metricFeature(f), active.Name).Inc()
 		c.recorder.Eventf(f, corev1.EventTypeWarning, "TaskFailed", "task %s: %v", active.Name, err)
 		return wait.Jitter(min(time.Second<<min(active.Attempts, 8), 5*time.Minute), 0.5)
 	}

@@ -885,6 +885,9 @@ func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
 	if steps != 0 {
 		t.Errorf("kube-system's TestGate task ran %d steps for a third party's gate of the same name", steps)
 	}
+	if n, err := metricstestutil.GetCounterMetricValue(transitionsTotal.WithLabelValues(ThirdPartyMetricFeature, "TurningOff", "Off")); err != nil || n < 1 {
+		t.Errorf("the transition to Off is not counted under %s: %v %v", ThirdPartyMetricFeature, n, err)
+	}
 }
 
 // apiserverReport returns kube-apiserver id's report of TestGate=enabled,
