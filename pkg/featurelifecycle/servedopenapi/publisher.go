@@ -26,7 +26,6 @@ import (
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
@@ -141,6 +140,9 @@ type Publisher struct {
 	features  featureslisters.FeatureNamespaceLister
 	queue     workqueue.TypedRateLimitingInterface[string]
 	published Visibilities
+	// gateChanged has an element when the server's gate changed since the
+	// publishing loop last looked (GateChanged).
+	gateChanged chan struct{}
 }
 
 // NewPublisher returns a Publisher of the documents of one server: v2 its
@@ -149,7 +151,7 @@ type Publisher struct {
 // are the gated fields; gate the server's gate; namespace the Features'.
 func NewPublisher(fields []Field, gate featuregate.FeatureGate, namespace string,
 	v2service *handler.OpenAPIService, v2 *spec.Swagger, v3service *handler3.OpenAPIService, v3 map[string]*spec3.OpenAPI) *Publisher {
-	p := &Publisher{gate: gate, namespace: namespace, v3docs: map[string]*V3{}}
+	p := &Publisher{gate: gate, namespace: namespace, v3docs: map[string]*V3{}, gateChanged: make(chan struct{}, 1)}
 	if v2service != nil && v2 != nil {
 		p.v2, p.v2doc = v2service, NewV2(v2, fields)
 	}
@@ -197,10 +199,30 @@ func (p *Publisher) Run(ctx context.Context, client kubernetes.Interface) {
 		return
 	}
 	logger.V(2).Info("Publishing OpenAPI by Feature state", "v3GroupVersions", p.GroupVersions(), "v2", p.v2doc != nil)
-	// Dynamic gates change without an event of their Feature first.
-	go wait.UntilWithContext(ctx, func(context.Context) { p.queue.Add("") }, 10*time.Second)
+	// A Dynamic gate changes in the server after its Feature's event:
+	// GateChanged says so.
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-p.gateChanged:
+				p.queue.Add("")
+			}
+		}
+	}()
 	p.queue.Add("")
 	for p.next(ctx) {
+	}
+}
+
+// GateChanged tells the publisher that a gate of the server changed while
+// it runs (a Dynamic gate followed its Feature), so that it publishes again.
+// It does not block.
+func (p *Publisher) GateChanged() {
+	select {
+	case p.gateChanged <- struct{}{}:
+	default:
 	}
 }
 

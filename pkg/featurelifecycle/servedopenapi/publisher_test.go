@@ -26,9 +26,12 @@ import (
 	"time"
 
 	"k8s.io/apiserver/pkg/server/mux"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
+
+	_ "k8s.io/kubernetes/pkg/features" // kube-apiserver's gates
 )
 
 // served returns the /openapi/v3 discovery of mux: each group-version's
@@ -124,4 +127,66 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return 10 s after its context was cancelled")
 	}
+}
+
+// TestRunRepublishesWhenTheGateChanges: once a gate of the server changes
+// while the publisher runs (a Dynamic gate following its Feature), the
+// publisher republishes at once when told, without an event of the Feature.
+func TestRunRepublishesWhenTheGateChanges(t *testing.T) {
+	apps := readV3(t, "apis/apps/v1")
+	service := handler3.NewOpenAPIService()
+	m := mux.NewPathRecorderMux("test")
+	if err := service.RegisterOpenAPIV3VersionedService("/openapi/v3", m); err != nil {
+		t.Fatal(err)
+	}
+	service.UpdateGroupVersion("apis/apps/v1", apps)
+	// kube-apiserver's gates (the inventory's), on by default.
+	gate := utilfeature.DefaultFeatureGate.DeepCopy()
+	if err := gate.SetFromMap(map[string]bool{string(maxUnavailable): true}); err != nil {
+		t.Fatal(err)
+	}
+	p := NewPublisher(fields(t), gate, "kube-system", nil, nil, service, map[string]*spec3.OpenAPI{"apis/apps/v1": apps})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.Run(ctx, fake.NewClientset())
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	// servedField says whether the served apps/v1 holds maxUnavailable.
+	servedField := func() bool {
+		rec := httptest.NewRecorder()
+		// Without a hash: the document served now (a hash read first can
+		// be outdated by a publication in between).
+		m.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/openapi/v3/apis/apps/v1", nil))
+		var doc spec3.OpenAPI
+		if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		_, ok := doc.Components.Schemas[rollingUpdate].Properties["maxUnavailable"]
+		return ok
+	}
+	waitFor := func(want bool, within time.Duration) {
+		t.Helper()
+		for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if servedField() == want {
+				return
+			}
+		}
+		t.Fatalf("maxUnavailable served: %t after %v, want %t", !want, within, want)
+	}
+	waitFor(true, 10*time.Second) // the first publication
+	if err := gate.SetFromMap(map[string]bool{string(maxUnavailable): false}); err != nil {
+		t.Fatal(err)
+	}
+	p.GateChanged()
+	waitFor(false, 2*time.Second)
+	if err := gate.SetFromMap(map[string]bool{string(maxUnavailable): true}); err != nil {
+		t.Fatal(err)
+	}
+	p.GateChanged()
+	waitFor(true, 2*time.Second)
 }

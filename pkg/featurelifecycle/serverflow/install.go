@@ -24,6 +24,8 @@ package serverflow
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -90,18 +92,21 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		return err
 	}
 
+	// The follower of Dynamic gates (reporter hook) tells the OpenAPI
+	// publisher (its own hook) when a gate changes.
+	gateChanges := &listeners{}
 	if err := server.AddPostStartHook(ReportHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		client, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
 		if err != nil {
 			return err
 		}
-		return startReporting(hookContext, client, gate, identity, optIns, opts)
+		return startReporting(hookContext, client, gate, identity, optIns, opts, gateChanges.notify)
 	}); err != nil {
 		return err
 	}
 
 	if opts.OpenAPIByState {
-		if err := installOpenAPIByState(server, config, gate); err != nil {
+		if err := installOpenAPIByState(server, config, gate, gateChanges); err != nil {
 			return err
 		}
 	}
@@ -139,7 +144,7 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 // installOpenAPIByState records the OpenAPI v3 documents server builds (at
 // PrepareRun, after Install) and adds the hook that republishes them, and
 // the v2 document, by the state of the Features whose fields they hold.
-func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, gate featuregate.FeatureGate) error {
+func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, gate featuregate.FeatureGate, gateChanges *listeners) error {
 	inv, err := inventory.Load()
 	if err != nil {
 		return err
@@ -167,6 +172,7 @@ func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config gen
 		}
 		publisher := servedopenapi.NewPublisher(fields, gate, featurelifecycle.KubeNamespace,
 			server.OpenAPIVersionedService, server.StaticOpenAPISpec, server.OpenAPIV3VersionedService, v3)
+		gateChanges.add(publisher.GateChanged)
 		go publisher.Run(hookContext, client)
 		return nil
 	})
@@ -176,7 +182,7 @@ func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config gen
 // every gate it knows, and makes its Dynamic gates follow their Features'
 // desired state while it runs.
 func startReporting(ctx context.Context, client kubernetes.Interface, gate featuregate.MutableVersionedFeatureGate, identity string,
-	optIns map[featuregate.Feature]featuresv1alpha1.FeatureManagement, opts *Options) error {
+	optIns map[featuregate.Feature]featuresv1alpha1.FeatureManagement, opts *Options, gateChanged func()) error {
 	var reporter *report.Reporter
 	var follower *follow.Follower
 	dynamic := map[featuregate.Feature]bool{}
@@ -196,6 +202,7 @@ func startReporting(ctx context.Context, client kubernetes.Interface, gate featu
 				if reporter != nil {
 					reporter.Changed()
 				}
+				gateChanged()
 			},
 		})
 	}
@@ -235,4 +242,28 @@ func startReporting(ctx context.Context, client kubernetes.Interface, gate featu
 		}()
 	}
 	return nil
+}
+
+// listeners are functions called, in the order they were added, each time
+// notify is; safe for concurrent use.
+type listeners struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// add adds fn.
+func (l *listeners) add(fn func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fns = append(l.fns, fn)
+}
+
+// notify calls every function added so far.
+func (l *listeners) notify() {
+	l.mu.Lock()
+	fns := slices.Clone(l.fns)
+	l.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
