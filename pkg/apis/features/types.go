@@ -60,6 +60,24 @@ type FeatureSpec struct {
 	Gate         string
 	DesiredState FeatureDesiredState
 	Management   FeatureManagement
+	Declaration  *FeatureDeclaration
+}
+
+// FeatureDeclaration is what a third party declares about one of its gates.
+type FeatureDeclaration struct {
+	PreRelease FeaturePreRelease
+	Default    bool
+	Components []string
+	Tasks      []FeatureDeclaredTask
+}
+
+// FeatureDeclaredTask is a task of a third party's transition that one of
+// its components completes.
+type FeatureDeclaredTask struct {
+	Name        string
+	Description string
+	Transition  FeatureState
+	Owner       string
 }
 
 // FeatureState is the observed state of a feature.
@@ -113,6 +131,8 @@ type FeatureTask struct {
 	Message     string
 	Progress    string
 	Checkpoint  string
+	Owner       string
+	Done        bool
 }
 
 // FeatureUse records that a component checked the gate and what it found.

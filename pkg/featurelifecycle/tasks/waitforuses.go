@@ -27,7 +27,7 @@ import (
 )
 
 // WaitForUsesName is the name of the WaitForUses task.
-const WaitForUsesName = "wait-for-uses"
+const WaitForUsesName = featuresv1alpha1.WaitForUsesTaskName
 
 // waitForUsesRecheck is how often WaitForUses looks again without an event:
 // a (component, value) pair that appears or goes (the last reporter with

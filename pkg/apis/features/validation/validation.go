@@ -22,6 +22,7 @@ import (
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -58,6 +59,10 @@ const (
 	MaxCheckpointLength = 8192
 	// MaxConditions bounds status.conditions.
 	MaxConditions = 16
+	// MaxDeclaredComponents bounds spec.declaration.components.
+	MaxDeclaredComponents = 16
+	// MaxDeclaredTasks bounds spec.declaration.tasks.
+	MaxDeclaredTasks = 16
 )
 
 // APIServerComponent is the component name kube-apiserver reports its uses under.
@@ -79,7 +84,7 @@ var (
 func ValidateFeature(f *features.Feature) field.ErrorList {
 	allErrs := validation.ValidateObjectMeta(&f.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateName(f)...)
-	allErrs = append(allErrs, validateSpec(&f.Spec, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateSpec(&f.Spec, f.Namespace, field.NewPath("spec"))...)
 	allErrs = append(allErrs, ValidateFeatureStatus(&f.Status, field.NewPath("status"))...)
 	return allErrs
 }
@@ -87,7 +92,7 @@ func ValidateFeature(f *features.Feature) field.ErrorList {
 // ValidateFeatureUpdate validates an update of a Feature's spec and metadata.
 func ValidateFeatureUpdate(f, old *features.Feature) field.ErrorList {
 	allErrs := validation.ValidateObjectMetaUpdate(&f.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, validateSpec(&f.Spec, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateSpec(&f.Spec, f.Namespace, field.NewPath("spec"))...)
 	allErrs = append(allErrs, apivalidation.ValidateImmutableField(f.Spec.Gate, old.Spec.Gate, field.NewPath("spec", "gate"))...)
 	allErrs = append(allErrs, ValidateFeatureStatus(&f.Status, field.NewPath("status"))...)
 	return allErrs
@@ -117,7 +122,7 @@ func isGateName(s string) bool {
 	return len(s) <= MaxGateNameLength && gateNameRegexp.MatchString(s)
 }
 
-func validateSpec(spec *features.FeatureSpec, fldPath *field.Path) field.ErrorList {
+func validateSpec(spec *features.FeatureSpec, namespace string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	gatePath := fldPath.Child("gate")
 	switch {
@@ -136,6 +141,83 @@ func validateSpec(spec *features.FeatureSpec, fldPath *field.Path) field.ErrorLi
 		allErrs = append(allErrs, field.Required(fldPath.Child("management"), ""))
 	} else if !managements.Has(string(spec.Management)) {
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("management"), spec.Management, sets.List(managements)))
+	}
+	if spec.Declaration != nil {
+		allErrs = append(allErrs, validateDeclaration(spec.Declaration, namespace, fldPath.Child("declaration"))...)
+	}
+	return allErrs
+}
+
+// transitions are the states a declared task's transition may name.
+var transitions = sets.New(string(features.FeatureStateTurningOn), string(features.FeatureStateTurningOff))
+
+// validateDeclaration validates a third party's declaration of its gate.
+func validateDeclaration(d *features.FeatureDeclaration, namespace string, fldPath *field.Path) field.ErrorList {
+	if namespace == metav1.NamespaceSystem {
+		return field.ErrorList{field.Forbidden(fldPath, "the Features of kube-system are Kubernetes' own gates, "+
+			"which kube-apiserver declares: a third party declares its gates in its own namespace")}
+	}
+	var allErrs field.ErrorList
+	if d.PreRelease == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("preRelease"), "the gate's stage"))
+	} else if !preReleases.Has(string(d.PreRelease)) {
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("preRelease"), d.PreRelease, sets.List(preReleases)))
+	}
+	compPath := fldPath.Child("components")
+	if len(d.Components) > MaxDeclaredComponents {
+		allErrs = append(allErrs, field.TooMany(compPath, len(d.Components), MaxDeclaredComponents))
+	}
+	seen := sets.New[string]()
+	for i, c := range d.Components {
+		allErrs = append(allErrs, validateComponentName(compPath.Index(i), c)...)
+		if seen.Has(c) {
+			allErrs = append(allErrs, field.Duplicate(compPath.Index(i), c))
+		}
+		seen.Insert(c)
+	}
+	taskPath := fldPath.Child("tasks")
+	if len(d.Tasks) > MaxDeclaredTasks {
+		allErrs = append(allErrs, field.TooMany(taskPath, len(d.Tasks), MaxDeclaredTasks))
+	}
+	names := sets.New[string]()
+	for i, t := range d.Tasks {
+		p := taskPath.Index(i)
+		switch {
+		case t.Name == "":
+			allErrs = append(allErrs, field.Required(p.Child("name"), ""))
+		case t.Name == featuresv1alpha1.WaitForUsesTaskName:
+			allErrs = append(allErrs, field.Invalid(p.Child("name"), t.Name, "is the name of the task every transition starts with"))
+		case names.Has(t.Name):
+			allErrs = append(allErrs, field.Duplicate(p.Child("name"), t.Name))
+		default:
+			for _, msg := range utilvalidation.IsDNS1123Label(t.Name) {
+				allErrs = append(allErrs, field.Invalid(p.Child("name"), t.Name, msg))
+			}
+		}
+		names.Insert(t.Name)
+		allErrs = append(allErrs, maxLen(p.Child("description"), t.Description, MaxMessageLength)...)
+		if t.Transition == "" {
+			allErrs = append(allErrs, field.Required(p.Child("transition"), "TurningOn or TurningOff"))
+		} else if !transitions.Has(string(t.Transition)) {
+			allErrs = append(allErrs, field.NotSupported(p.Child("transition"), t.Transition, sets.List(transitions)))
+		}
+		allErrs = append(allErrs, validateComponentName(p.Child("owner"), t.Owner)...)
+	}
+	return allErrs
+}
+
+// validateComponentName validates the name of a third party's component:
+// a DNS label, other than kube-apiserver's.
+func validateComponentName(p *field.Path, c string) field.ErrorList {
+	switch {
+	case c == "":
+		return field.ErrorList{field.Required(p, "a component name, as its FeatureReports name it")}
+	case c == APIServerComponent:
+		return field.ErrorList{field.Invalid(p, c, "is kube-apiserver's component, not a third party's")}
+	}
+	var allErrs field.ErrorList
+	for _, msg := range utilvalidation.IsDNS1123Label(c) {
+		allErrs = append(allErrs, field.Invalid(p, c, msg))
 	}
 	return allErrs
 }
@@ -191,6 +273,11 @@ func validateTasks(tasks []features.FeatureTask, fldPath *field.Path) field.Erro
 		allErrs = append(allErrs, maxLen(p.Child("message"), t.Message, MaxMessageLength)...)
 		allErrs = append(allErrs, maxLen(p.Child("progress"), t.Progress, MaxProgressLength)...)
 		allErrs = append(allErrs, maxLen(p.Child("checkpoint"), t.Checkpoint, MaxCheckpointLength)...)
+		if t.Owner != "" {
+			allErrs = append(allErrs, validateComponentName(p.Child("owner"), t.Owner)...)
+		} else if t.Done {
+			allErrs = append(allErrs, field.Forbidden(p.Child("done"), "only a task with an owner is marked done; kube-apiserver removes the tasks it runs when they are done"))
+		}
 	}
 	return allErrs
 }

@@ -50,6 +50,19 @@ func validFeature() *features.Feature {
 	}
 }
 
+// declared makes f a third party's declared Feature.
+func declared(f *features.Feature) {
+	f.Namespace = "sample-system"
+	f.Spec.Declaration = &features.FeatureDeclaration{
+		PreRelease: features.FeaturePreReleaseAlpha,
+		Components: []string{"sample-controller", "sample-webhook"},
+		Tasks: []features.FeatureDeclaredTask{
+			{Name: "migrate-widgets", Transition: features.FeatureStateTurningOff, Owner: "sample-controller"},
+			{Name: "warm-cache", Transition: features.FeatureStateTurningOn, Owner: "sample-webhook"},
+		},
+	}
+}
+
 func reporters(n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -109,6 +122,36 @@ func TestValidateFeature(t *testing.T) {
 		{"reporter required", func(f *features.Feature) { f.Status.Uses[0].Reporters[1] = "" }, field.ErrorTypeRequired, "status.uses[0].reporters[1]"},
 		{"reporter too long", func(f *features.Feature) { f.Status.Uses[0].Reporters[1] = strings.Repeat("r", MaxReporterLength+1) }, field.ErrorTypeTooLong, "status.uses[0].reporters[1]"},
 		{"reporter unique", func(f *features.Feature) { f.Status.Uses[0].Reporters[1] = "apiserver-a" }, field.ErrorTypeDuplicate, "status.uses[0].reporters[1]"},
+		{"declared", declared, "", ""},
+		{"declaration in kube-system", func(f *features.Feature) { declared(f); f.Namespace = "kube-system" }, field.ErrorTypeForbidden, "spec.declaration"},
+		{"declared preRelease required", func(f *features.Feature) { declared(f); f.Spec.Declaration.PreRelease = "" }, field.ErrorTypeRequired, "spec.declaration.preRelease"},
+		{"declared preRelease enum", func(f *features.Feature) { declared(f); f.Spec.Declaration.PreRelease = "Gamma" }, field.ErrorTypeNotSupported, "spec.declaration.preRelease"},
+		{"declared component format", func(f *features.Feature) { declared(f); f.Spec.Declaration.Components[1] = "Sample_Webhook" }, field.ErrorTypeInvalid, "spec.declaration.components[1]"},
+		{"declared component unique", func(f *features.Feature) { declared(f); f.Spec.Declaration.Components[1] = "sample-controller" }, field.ErrorTypeDuplicate, "spec.declaration.components[1]"},
+		{"declared component not kube-apiserver", func(f *features.Feature) { declared(f); f.Spec.Declaration.Components[1] = "kube-apiserver" }, field.ErrorTypeInvalid, "spec.declaration.components[1]"},
+		{"too many declared components", func(f *features.Feature) {
+			declared(f)
+			f.Spec.Declaration.Components = nil
+			for i := 0; i <= MaxDeclaredComponents; i++ {
+				f.Spec.Declaration.Components = append(f.Spec.Declaration.Components, "c"+strings.Repeat("a", i))
+			}
+		}, field.ErrorTypeTooMany, "spec.declaration.components"},
+		{"declared task name required", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[0].Name = "" }, field.ErrorTypeRequired, "spec.declaration.tasks[0].name"},
+		{"declared task not wait-for-uses", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[0].Name = "wait-for-uses" }, field.ErrorTypeInvalid, "spec.declaration.tasks[0].name"},
+		{"declared task name unique", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[1].Name = "migrate-widgets" }, field.ErrorTypeDuplicate, "spec.declaration.tasks[1].name"},
+		{"declared task transition required", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[0].Transition = "" }, field.ErrorTypeRequired, "spec.declaration.tasks[0].transition"},
+		{"declared task transition enum", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[0].Transition = "Off" }, field.ErrorTypeNotSupported, "spec.declaration.tasks[0].transition"},
+		{"declared task owner required", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[1].Owner = "" }, field.ErrorTypeRequired, "spec.declaration.tasks[1].owner"},
+		{"too many declared tasks", func(f *features.Feature) {
+			declared(f)
+			f.Spec.Declaration.Tasks = nil
+			for i := 0; i <= MaxDeclaredTasks; i++ {
+				f.Spec.Declaration.Tasks = append(f.Spec.Declaration.Tasks, features.FeatureDeclaredTask{Name: "t" + strings.Repeat("a", i), Transition: features.FeatureStateTurningOff, Owner: "sample-controller"})
+			}
+		}, field.ErrorTypeTooMany, "spec.declaration.tasks"},
+		{"owned task", func(f *features.Feature) { f.Status.Tasks[1].Owner = "sample-controller"; f.Status.Tasks[1].Done = true }, "", ""},
+		{"task owner format", func(f *features.Feature) { f.Status.Tasks[1].Owner = "Sample Controller" }, field.ErrorTypeInvalid, "status.tasks[1].owner"},
+		{"done only with an owner", func(f *features.Feature) { f.Status.Tasks[1].Done = true }, field.ErrorTypeForbidden, "status.tasks[1].done"},
 		{"condition type", func(f *features.Feature) { f.Status.Conditions[0].Type = "not a type!" }, field.ErrorTypeInvalid, "status.conditions[0].type"},
 		{"too many conditions", func(f *features.Feature) {
 			for i := 0; i < MaxConditions; i++ {

@@ -105,6 +105,72 @@ type FeatureSpec struct {
 	// +optional
 	// +default="CommandLine"
 	Management FeatureManagement `json:"management,omitempty" protobuf:"bytes,3,opt,name=management,casttype=FeatureManagement"`
+
+	// declaration declares a third party's gate: its stage, its default,
+	// the components that use it and the tasks its own components complete.
+	// kube-apiserver then leads the Feature through its transitions as it
+	// leads Kubernetes' own. Only a Feature outside kube-system has one
+	// (kube-apiserver knows Kubernetes' own gates), and its gate must not be
+	// one of Kubernetes' own.
+	// +optional
+	Declaration *FeatureDeclaration `json:"declaration,omitempty" protobuf:"bytes,4,opt,name=declaration"`
+}
+
+// FeatureDeclaration is what a third party declares about one of its gates.
+type FeatureDeclaration struct {
+	// preRelease is the gate's stage: Alpha, Beta, GA or Deprecated.
+	// +required
+	PreRelease FeaturePreRelease `json:"preRelease" protobuf:"bytes,1,opt,name=preRelease,casttype=FeaturePreRelease"`
+
+	// default is the gate's default value, and the Feature's desired state
+	// while spec.desiredState is unset.
+	// +required
+	Default bool `json:"default" protobuf:"varint,2,opt,name=default"`
+
+	// components names the components that use the gate, as their
+	// FeatureReports in the Feature's namespace name them
+	// (spec.component). When set, only their reports count for what a
+	// transition waits on. At most 16.
+	// +optional
+	// +listType=set
+	Components []string `json:"components,omitempty" protobuf:"bytes,3,rep,name=components"`
+
+	// tasks are the tasks of the gate's transitions that the third party's
+	// own components complete, after every component stopped using the
+	// value the feature leaves (wait-for-uses), in this order. At most 16.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Tasks []FeatureDeclaredTask `json:"tasks,omitempty" protobuf:"bytes,4,rep,name=tasks"`
+}
+
+// WaitForUsesTaskName is the name of the task every transition starts
+// with: wait until no live component reports the value the feature leaves.
+const WaitForUsesTaskName = "wait-for-uses"
+
+// FeatureDeclaredTask is a task of a third party's transition that one of
+// its components completes.
+type FeatureDeclaredTask struct {
+	// name identifies the task within the Feature: a DNS label, other than
+	// wait-for-uses.
+	// +required
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+
+	// description says in a sentence what the task does.
+	// +optional
+	Description string `json:"description,omitempty" protobuf:"bytes,2,opt,name=description"`
+
+	// transition is the transition whose plan holds the task: TurningOn or
+	// TurningOff.
+	// +required
+	Transition FeatureState `json:"transition" protobuf:"bytes,3,opt,name=transition,casttype=FeatureState"`
+
+	// owner is the component that completes the task. A user authorized
+	// for the verb "report" on featurereports named owner in the Feature's
+	// namespace (the component's reporter) marks it done by setting
+	// status.tasks[].done, and may set its message and progress.
+	// +required
+	Owner string `json:"owner" protobuf:"bytes,4,opt,name=owner"`
 }
 
 // FeatureState is the observed state of a feature.
@@ -278,6 +344,17 @@ type FeatureTask struct {
 	// feature next resumes the task.
 	// +optional
 	Checkpoint string `json:"checkpoint,omitempty" protobuf:"bytes,6,opt,name=checkpoint"`
+
+	// owner is the component that completes the task, for a task a third
+	// party declared (spec.declaration.tasks); kube-apiserver runs the
+	// others.
+	// +optional
+	Owner string `json:"owner,omitempty" protobuf:"bytes,7,opt,name=owner"`
+
+	// done is set by the owner's reporter when a task with an owner is
+	// complete; the Feature's leader then moves on.
+	// +optional
+	Done bool `json:"done,omitempty" protobuf:"varint,8,opt,name=done"`
 }
 
 // FeatureUse records that a component checked the gate and what value it found.

@@ -38,6 +38,30 @@ func (Feature) SwaggerDoc() map[string]string {
 	return map_Feature
 }
 
+var map_FeatureDeclaration = map[string]string{
+	"":           "FeatureDeclaration is what a third party declares about one of its gates.",
+	"preRelease": "preRelease is the gate's stage: Alpha, Beta, GA or Deprecated.",
+	"default":    "default is the gate's default value, and the Feature's desired state while spec.desiredState is unset.",
+	"components": "components names the components that use the gate, as their FeatureReports in the Feature's namespace name them (spec.component). When set, only their reports count for what a transition waits on. At most 16.",
+	"tasks":      "tasks are the tasks of the gate's transitions that the third party's own components complete, after every component stopped using the value the feature leaves (wait-for-uses), in this order. At most 16.",
+}
+
+func (FeatureDeclaration) SwaggerDoc() map[string]string {
+	return map_FeatureDeclaration
+}
+
+var map_FeatureDeclaredTask = map[string]string{
+	"":            "FeatureDeclaredTask is a task of a third party's transition that one of its components completes.",
+	"name":        "name identifies the task within the Feature: a DNS label, other than wait-for-uses.",
+	"description": "description says in a sentence what the task does.",
+	"transition":  "transition is the transition whose plan holds the task: TurningOn or TurningOff.",
+	"owner":       "owner is the component that completes the task. A user authorized for the verb \"report\" on featurereports named owner in the Feature's namespace (the component's reporter) marks it done by setting status.tasks[].done, and may set its message and progress.",
+}
+
+func (FeatureDeclaredTask) SwaggerDoc() map[string]string {
+	return map_FeatureDeclaredTask
+}
+
 var map_FeatureList = map[string]string{
 	"":         "FeatureList is a list of Feature objects.",
 	"metadata": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
@@ -109,6 +133,7 @@ var map_FeatureSpec = map[string]string{
 	"gate":         "gate is the exact name of the feature gate, for example MaxUnavailableStatefulSet. Required and immutable.",
 	"desiredState": "desiredState is the state the feature should reach: On or Off. For command-line features kube-apiserver keeps it equal to the value configured on all live kube-apiservers.",
 	"management":   "management says where desiredState comes from, and where components take the gate's value from: CommandLine (the default), Central or Dynamic. kube-apiserver sets it, for a Feature of kube-system, to the mode its flags opt the gate into (--feature-lifecycle-central-gates, --feature-lifecycle-dynamic-gates) once every live kube-apiserver agrees.",
+	"declaration":  "declaration declares a third party's gate: its stage, its default, the components that use it and the tasks its own components complete. kube-apiserver then leads the Feature through its transitions as it leads Kubernetes' own. Only a Feature outside kube-system has one (kube-apiserver knows Kubernetes' own gates), and its gate must not be one of Kubernetes' own.",
 }
 
 func (FeatureSpec) SwaggerDoc() map[string]string {
@@ -142,6 +167,8 @@ var map_FeatureTask = map[string]string{
 	"message":     "message is the latest human-readable message: what the task waits for, or why its last attempt failed.",
 	"progress":    "progress is a human-readable measure of progress, e.g. \"12000/50000 objects\".",
 	"checkpoint":  "checkpoint is opaque state from which whichever kube-apiserver leads the feature next resumes the task.",
+	"owner":       "owner is the component that completes the task, for a task a third party declared (spec.declaration.tasks); kube-apiserver runs the others.",
+	"done":        "done is set by the owner's reporter when a task with an owner is complete; the Feature's leader then moves on.",
 }
 
 func (FeatureTask) SwaggerDoc() map[string]string {

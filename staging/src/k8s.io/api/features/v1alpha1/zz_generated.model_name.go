@@ -27,6 +27,16 @@ func (in Feature) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureDeclaration) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureDeclaration"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureDeclaredTask) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureDeclaredTask"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureList) OpenAPIModelName() string {
 	return "io.k8s.api.features.v1alpha1.FeatureList"
 }

@@ -41,6 +41,13 @@ type FeatureSpecApplyConfiguration struct {
 	// --feature-lifecycle-dynamic-gates) once every live kube-apiserver
 	// agrees.
 	Management *featuresv1alpha1.FeatureManagement `json:"management,omitempty"`
+	// declaration declares a third party's gate: its stage, its default,
+	// the components that use it and the tasks its own components complete.
+	// kube-apiserver then leads the Feature through its transitions as it
+	// leads Kubernetes' own. Only a Feature outside kube-system has one
+	// (kube-apiserver knows Kubernetes' own gates), and its gate must not be
+	// one of Kubernetes' own.
+	Declaration *FeatureDeclarationApplyConfiguration `json:"declaration,omitempty"`
 }
 
 // FeatureSpecApplyConfiguration constructs a declarative configuration of the FeatureSpec type for use with
@@ -70,5 +77,13 @@ func (b *FeatureSpecApplyConfiguration) WithDesiredState(value featuresv1alpha1.
 // If called multiple times, the Management field is set to the value of the last call.
 func (b *FeatureSpecApplyConfiguration) WithManagement(value featuresv1alpha1.FeatureManagement) *FeatureSpecApplyConfiguration {
 	b.Management = &value
+	return b
+}
+
+// WithDeclaration sets the Declaration field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Declaration field is set to the value of the last call.
+func (b *FeatureSpecApplyConfiguration) WithDeclaration(value *FeatureDeclarationApplyConfiguration) *FeatureSpecApplyConfiguration {
+	b.Declaration = value
 	return b
 }

@@ -37,6 +37,13 @@ type FeatureTaskApplyConfiguration struct {
 	// checkpoint is opaque state from which whichever kube-apiserver leads the
 	// feature next resumes the task.
 	Checkpoint *string `json:"checkpoint,omitempty"`
+	// owner is the component that completes the task, for a task a third
+	// party declared (spec.declaration.tasks); kube-apiserver runs the
+	// others.
+	Owner *string `json:"owner,omitempty"`
+	// done is set by the owner's reporter when a task with an owner is
+	// complete; the Feature's leader then moves on.
+	Done *bool `json:"done,omitempty"`
 }
 
 // FeatureTaskApplyConfiguration constructs a declarative configuration of the FeatureTask type for use with
@@ -90,5 +97,21 @@ func (b *FeatureTaskApplyConfiguration) WithProgress(value string) *FeatureTaskA
 // If called multiple times, the Checkpoint field is set to the value of the last call.
 func (b *FeatureTaskApplyConfiguration) WithCheckpoint(value string) *FeatureTaskApplyConfiguration {
 	b.Checkpoint = &value
+	return b
+}
+
+// WithOwner sets the Owner field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Owner field is set to the value of the last call.
+func (b *FeatureTaskApplyConfiguration) WithOwner(value string) *FeatureTaskApplyConfiguration {
+	b.Owner = &value
+	return b
+}
+
+// WithDone sets the Done field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Done field is set to the value of the last call.
+func (b *FeatureTaskApplyConfiguration) WithDone(value bool) *FeatureTaskApplyConfiguration {
+	b.Done = &value
 	return b
 }
