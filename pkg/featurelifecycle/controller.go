@@ -46,6 +46,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	"github.com/spf13/pflag"
 
@@ -580,8 +581,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	if namespace != KubeNamespace {
 		// Features of third parties: the uses, and the transitions of
-		// those whose desired state a client sets (Dynamic).
-		if f.Spec.Management == featuresv1alpha1.FeatureManagementDynamic && f.Spec.DesiredState != "" {
+		// those a third party declared or whose desired state a client
+		// sets (Central, Dynamic).
+		if ledThirdParty(f) {
 			return c.syncThirdParty(ctx, stored, f, usesChange, now)
 		}
 		return c.syncUses(ctx, stored, f, usesChange)
@@ -651,20 +653,69 @@ func metricFeature(f *featuresv1alpha1.Feature) string {
 	return ThirdPartyMetricFeature
 }
 
-// thirdPartyPlan is the plan of every transition of a third party's
-// Feature: wait until the namespace's live reports leave the old value.
-// The gate is not one of this apiserver's, so none of the lifecycle
-// registry's tasks apply, whatever its name.
-func thirdPartyPlan(featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask {
-	return []featuresv1alpha1.FeatureTask{tasks.Status(tasks.WaitForUses{})}
+// ledThirdParty says whether kube-apiserver leads a Feature outside
+// kube-system through its transitions: one its third party declared
+// (spec.declaration), or one whose desired state a client sets (Central or
+// Dynamic, with spec.desiredState).
+func ledThirdParty(f *featuresv1alpha1.Feature) bool {
+	if f.Spec.Declaration != nil {
+		return true
+	}
+	m := f.Spec.Management
+	return f.Spec.DesiredState != "" && (m == featuresv1alpha1.FeatureManagementDynamic || m == featuresv1alpha1.FeatureManagementCentral)
 }
 
-// syncThirdParty leads a Dynamic Feature outside kube-system through its
-// transitions, as its leader: the desired state is the spec's, set by a
-// client of that namespace; the components that follow it are the
-// namespace's reporters (k8s.io/features), whose reports make the uses
-// WaitForUses waits on. No apiserver configures the gate, so nothing votes
-// and the configuration always agrees.
+// thirdPartyDesired is the desired state of a third party's Feature: its
+// spec's, else its declared default.
+func thirdPartyDesired(f *featuresv1alpha1.Feature) featuresv1alpha1.FeatureDesiredState {
+	switch {
+	case f.Spec.DesiredState != "":
+		return f.Spec.DesiredState
+	case f.Spec.Declaration != nil && f.Spec.Declaration.Default:
+		return featuresv1alpha1.FeatureDesiredStateOn
+	default:
+		return featuresv1alpha1.FeatureDesiredStateOff
+	}
+}
+
+// thirdPartyTasks are the tasks of a third party's transition into target:
+// wait until the declared components' live reports (every reporter's in
+// the namespace, when none are declared) leave the old value, then the
+// declared tasks of that transition, which their owners complete. The gate
+// is not one of this apiserver's, so none of the lifecycle registry's tasks
+// apply, whatever its name.
+func thirdPartyTasks(f *featuresv1alpha1.Feature, target featuresv1alpha1.FeatureState) []tasks.Task {
+	d := f.Spec.Declaration
+	if d == nil {
+		return []tasks.Task{tasks.WaitForUses{}}
+	}
+	list := []tasks.Task{tasks.WaitForUses{Components: d.Components}}
+	for _, t := range d.Tasks {
+		if t.Transition == target {
+			list = append(list, tasks.Owned{TaskName: t.Name, TaskDescription: t.Description, Owner: t.Owner})
+		}
+	}
+	return list
+}
+
+// thirdPartyPlan is the Plan of a third party's transitions.
+func thirdPartyPlan(f *featuresv1alpha1.Feature) transition.Plan {
+	return func(target featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask {
+		var out []featuresv1alpha1.FeatureTask
+		for _, t := range thirdPartyTasks(f, target) {
+			out = append(out, tasks.Status(t))
+		}
+		return out
+	}
+}
+
+// syncThirdParty leads a Feature outside kube-system through its
+// transitions, as its leader (ledThirdParty): the desired state is the
+// spec's, set by a client of that namespace, or the declared default; the
+// components that follow it are the namespace's reporters
+// (k8s.io/features), whose reports make the uses WaitForUses waits on; the
+// declared tasks wait for their owners. No apiserver configures the gate,
+// so nothing votes and the configuration always agrees.
 func (c *Controller) syncThirdParty(ctx context.Context, stored, f *featuresv1alpha1.Feature, usesChange, now time.Time) (time.Duration, error) {
 	leads := c.elector.Leads(f, true)
 	c.elector.Observe(leader.Key(f), leads)
@@ -678,13 +729,16 @@ func (c *Controller) syncThirdParty(ctx context.Context, stored, f *featuresv1al
 			c.recorder.Eventf(f, corev1.EventTypeNormal, "DesiredStateSet", "%s set spec.desiredState to %s", by, f.Spec.DesiredState)
 		})
 	}
-	desired := f.Spec.DesiredState
-	c.step(f, status, desired, thirdPartyPlan, &after)
+	if d := f.Spec.Declaration; d != nil {
+		status.PreRelease, status.Default = d.PreRelease, ptr.To(d.Default)
+	}
+	desired, plan := thirdPartyDesired(f), thirdPartyPlan(f)
+	c.step(f, status, desired, plan, &after)
 	requeue := time.Duration(0)
 	if len(status.Tasks) > 0 {
 		requeue = c.runTask(ctx, f, status, now, &after)
 		// A finished last task completes the transition in the same write.
-		c.step(f, status, desired, thirdPartyPlan, &after)
+		c.step(f, status, desired, plan, &after)
 	}
 	transition.SetConditions(status, f.Generation, desired, transition.Configuration{}, true, "", metav1.NewTime(now))
 	// No apiserver configures a third party's gate.
@@ -1041,7 +1095,7 @@ func (c *Controller) runTask(ctx context.Context, f *featuresv1alpha1.Feature, s
 // whether or not its status is stored); a completion goes to after.
 func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time, after *outbox) time.Duration {
 	active := &status.Tasks[0]
-	task := c.task(f.Spec.Gate, status.State, active.Name)
+	task := c.task(f, status.State, *active)
 	if task == nil {
 		active.Message = "this kube-apiserver does not know this task; an apiserver that knows it will run it"
 		return c.opts.Resync
@@ -1113,9 +1167,23 @@ func (c *Controller) plan(gate string, status *featuresv1alpha1.FeatureStatus) t
 	}
 }
 
-// task returns the task named name of gate's transition into state, or
-// its version-keyed task of that name.
-func (c *Controller) task(gate string, state featuresv1alpha1.FeatureState, name string) tasks.Task {
+// task returns the task of f's transition into state that status
+// describes: one of its transition's tasks, a version-keyed task of its
+// gate, or, for a third party's, the task its owner completes (also when
+// the declaration no longer holds it).
+func (c *Controller) task(f *featuresv1alpha1.Feature, state featuresv1alpha1.FeatureState, status featuresv1alpha1.FeatureTask) tasks.Task {
+	gate, name := f.Spec.Gate, status.Name
+	if f.Namespace != KubeNamespace {
+		for _, t := range thirdPartyTasks(f, state) {
+			if t.Name() == name {
+				return t
+			}
+		}
+		if status.Owner != "" {
+			return tasks.Owned{TaskName: name, TaskDescription: status.Description, Owner: status.Owner}
+		}
+		return nil
+	}
 	if state == featuresv1alpha1.FeatureStateTurningOn || state == featuresv1alpha1.FeatureStateTurningOff {
 		for _, t := range c.tasksFor(gate, state) {
 			if t.Name() == name {

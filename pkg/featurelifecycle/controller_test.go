@@ -890,6 +890,112 @@ func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
 	}
 }
 
+// TestControllerLeadsDeclaredFeatures: a third party's declared Feature
+// starts at its declared default with its declared stage in status; only
+// the declared components' reports hold a transition; the declared task of
+// the transition waits for its owner, keeps what the owner writes, and is
+// done when the owner marks it done.
+func TestControllerLeadsDeclaredFeatures(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	declared := &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets", Namespace: "acme", Generation: 1},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: "Widgets", Management: "Dynamic", Declaration: &featuresv1alpha1.FeatureDeclaration{
+			PreRelease: featuresv1alpha1.FeaturePreReleaseBeta, Default: true, Components: []string{"acme-controller"},
+			Tasks: []featuresv1alpha1.FeatureDeclaredTask{
+				{Name: "migrate-widgets", Description: "Move widgets to the old format.", Transition: "TurningOff", Owner: "acme-controller"},
+				{Name: "warm-cache", Transition: "TurningOn", Owner: "acme-controller"},
+			},
+		}},
+	}
+	h.features = featuresfake.NewClientset(declared)
+	a := h.controller("apiserver-a", true)
+	indexer := a.informers.Features().V1alpha1().Features().Informer().GetIndexer()
+	if err := indexer.Add(declared); err != nil {
+		t.Fatal(err)
+	}
+	report := func(component string, enabled bool) {
+		r := h.report(component, "pod-1", enabled)
+		r.Namespace = "acme"
+		a.reports.Set(reports.NewReport(r))
+	}
+	sync := func() *featuresv1alpha1.Feature {
+		t.Helper()
+		if _, err := a.sync(context.Background(), "acme/widgets"); err != nil {
+			t.Fatal(err)
+		}
+		f, err := h.features.FeaturesV1alpha1().Features("acme").Get(context.Background(), "widgets", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := indexer.Update(f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	update := func(f *featuresv1alpha1.Feature) {
+		t.Helper()
+		if _, err := h.features.FeaturesV1alpha1().Features("acme").Update(context.Background(), f, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := indexer.Update(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	report("acme-controller", true)
+	report("acme-dashboard", true) // not a declared component
+	f := sync()
+	if f.Status.State != featuresv1alpha1.FeatureStateOn || f.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseBeta ||
+		f.Status.Default == nil || !*f.Status.Default {
+		t.Fatalf("a declared Feature with default true: %s, preRelease %q, default %v; want On, Beta, true", f.Status.State, f.Status.PreRelease, f.Status.Default)
+	}
+
+	// Asked Off: wait-for-uses, then the owner's task.
+	f.Spec.DesiredState, f.Generation = "Off", 2
+	update(f)
+	f = sync()
+	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) != 2 ||
+		f.Status.Tasks[1].Name != "migrate-widgets" || f.Status.Tasks[1].Owner != "acme-controller" {
+		t.Fatalf("asked Off: %s %+v, want TurningOff with %s and migrate-widgets owned by acme-controller", f.Status.State, f.Status.Tasks, tasks.WaitForUsesName)
+	}
+	report("acme-controller", false) // acme-dashboard stays on: not declared, it does not hold the transition
+	h.advance(tasks.WaitForUsesSettle + time.Second)
+	f = sync()
+	h.advance(tasks.WaitForUsesSettle + time.Second)
+	f = sync()
+	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != "migrate-widgets" {
+		t.Fatalf("once the declared component is off: %s %+v, want the owner's task left", f.Status.State, f.Status.Tasks)
+	}
+	if !strings.Contains(f.Status.Tasks[0].Message, "waiting for component acme-controller") {
+		t.Errorf("the owner's task does not say what it waits for: %q", f.Status.Tasks[0].Message)
+	}
+	// The owner reports progress: the leader keeps it.
+	f.Status.Tasks[0].Progress, f.Status.Tasks[0].Message = "3/10 widgets", "migrating"
+	if _, err := h.features.FeaturesV1alpha1().Features("acme").UpdateStatus(context.Background(), f, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f = sync()
+	if got := f.Status.Tasks[0]; got.Progress != "3/10 widgets" || got.Message != "migrating" {
+		t.Errorf("the leader overwrote the owner's progress: %+v", got)
+	}
+	f.Status.Tasks[0].Done = true
+	if _, err := h.features.FeaturesV1alpha1().Features("acme").UpdateStatus(context.Background(), f, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f = sync()
+	if f.Status.State != featuresv1alpha1.FeatureStateOff || len(f.Status.Tasks) != 0 {
+		t.Fatalf("once the owner marked its task done: %s %+v, want Off", f.Status.State, f.Status.Tasks)
+	}
+
+	// Back to the default (desiredState unset): TurningOn with its own task.
+	f.Spec.DesiredState, f.Generation = "", 3
+	update(f)
+	f = sync()
+	if f.Status.State != featuresv1alpha1.FeatureStateTurningOn || len(f.Status.Tasks) != 2 || f.Status.Tasks[1].Name != "warm-cache" {
+		t.Fatalf("back to the default On: %s %+v, want TurningOn with warm-cache", f.Status.State, f.Status.Tasks)
+	}
+}
+
 // apiserverReport returns kube-apiserver id's report of TestGate=enabled,
 // opted into mode ("" for CommandLine).
 func (h *harness) apiserverReport(id string, enabled bool, mode featuresv1alpha1.FeatureManagement) *featuresv1alpha1.FeatureReport {

@@ -64,7 +64,12 @@ type Outcome struct {
 	RequeueAfter time.Duration
 }
 
-// Status returns the FeatureTask a Task starts with.
+// Status returns the FeatureTask a Task starts with; a task a component
+// completes (Owned) names its owner.
 func Status(t Task) featuresv1alpha1.FeatureTask {
-	return featuresv1alpha1.FeatureTask{Name: t.Name(), Description: t.Description()}
+	s := featuresv1alpha1.FeatureTask{Name: t.Name(), Description: t.Description()}
+	if o, ok := t.(interface{ OwnerName() string }); ok {
+		s.Owner = o.OwnerName()
+	}
+	return s
 }

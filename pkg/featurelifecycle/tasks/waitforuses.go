@@ -45,7 +45,11 @@ const WaitForUsesSettle = 5 * time.Second
 // components' FeatureReports, dropping a report once its liveness expires),
 // so the task finishes when the last component with the old value reports
 // the new one or is gone, within its liveness window.
-type WaitForUses struct{}
+type WaitForUses struct {
+	// Components, when set, limits the uses waited on to those of these
+	// components: the components a third party declared for its gate.
+	Components []string
+}
 
 var _ Task = WaitForUses{}
 
@@ -60,7 +64,7 @@ func (WaitForUses) Description() string {
 // Step is done when no use has the old value and WaitForUsesSettle has
 // passed since the wait began (the checkpoint); otherwise it names the
 // components that still report the old value.
-func (WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error) {
+func (w WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error) {
 	started := t.Checkpoint
 	if _, err := time.Parse(time.RFC3339, started); err != nil {
 		started = now.UTC().Format(time.RFC3339)
@@ -68,7 +72,13 @@ func (WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature, t
 	old := f.Status.State == featuresv1alpha1.FeatureStateTurningOff // the value being left
 	since, _ := time.Parse(time.RFC3339, started)
 	waited := now.Sub(since)
-	if holders := holdersOf(f.Status.Uses, old); holders != "" {
+	uses := f.Status.Uses
+	if len(w.Components) > 0 {
+		uses = slices.DeleteFunc(slices.Clone(uses), func(u featuresv1alpha1.FeatureUse) bool {
+			return !slices.Contains(w.Components, u.Component)
+		})
+	}
+	if holders := holdersOf(uses, old); holders != "" {
 		return Outcome{
 			Checkpoint:   started,
 			Progress:     fmt.Sprintf("waiting %s", waited.Round(time.Second)),

@@ -149,7 +149,10 @@ func TestValidateFeature(t *testing.T) {
 				f.Spec.Declaration.Tasks = append(f.Spec.Declaration.Tasks, features.FeatureDeclaredTask{Name: "t" + strings.Repeat("a", i), Transition: features.FeatureStateTurningOff, Owner: "sample-controller"})
 			}
 		}, field.ErrorTypeTooMany, "spec.declaration.tasks"},
-		{"owned task", func(f *features.Feature) { f.Status.Tasks[1].Owner = "sample-controller"; f.Status.Tasks[1].Done = true }, "", ""},
+		{"owned task", func(f *features.Feature) {
+			f.Status.Tasks[1].Owner = "sample-controller"
+			f.Status.Tasks[1].Done = true
+		}, "", ""},
 		{"task owner format", func(f *features.Feature) { f.Status.Tasks[1].Owner = "Sample Controller" }, field.ErrorTypeInvalid, "status.tasks[1].owner"},
 		{"done only with an owner", func(f *features.Feature) { f.Status.Tasks[1].Done = true }, field.ErrorTypeForbidden, "status.tasks[1].done"},
 		{"condition type", func(f *features.Feature) { f.Status.Conditions[0].Type = "not a type!" }, field.ErrorTypeInvalid, "status.conditions[0].type"},

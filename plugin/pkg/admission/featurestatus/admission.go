@@ -47,9 +47,13 @@ limitations under the License.
 //     administrator may also map users or groups to component names in
 //     the plugin's configuration (the form before RBAC decided it).
 //   - No one else may write the status of a Feature: its uses are
-//     kube-apiserver's aggregate of the reports.
+//     kube-apiserver's aggregate of the reports. The one exception is a
+//     task a third party declared for one of its components
+//     (status.tasks[].owner): whoever may write that component's reports in
+//     the Feature's namespace (the verb "report" above) may set the task's
+//     done, message and progress, and nothing else.
 //
-// Three rules apply to the Feature itself, for every user but kube-apiserver's
+// Four rules apply to the Feature itself, for every user but kube-apiserver's
 // own (system:apiserver):
 //
 //   - A Feature in kube-system, where Kubernetes' own gates live, can only be
@@ -64,8 +68,10 @@ limitations under the License.
 //     kube-apiservers' --feature-gates and cannot be set through the API;
 //     only that of a Dynamic one can.
 //     In a third party's namespace, an administrator who wants to set it
-//     makes the Feature Dynamic (spec.management) first or in the same
-//     request.
+//     makes the Feature Central or Dynamic (spec.management) first or in
+//     the same request.
+//   - Outside kube-system, a declaration (spec.declaration) of one of
+//     Kubernetes' own gates is refused: a third party declares its own.
 //
 // Requests for other resources, other subresources and other operations
 // are not looked at, so the plugin is harmless where features.k8s.io is
@@ -360,9 +366,65 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 	if apiequality.Semantic.DeepEqual(obj.Status, old.Status) {
 		return nil
 	}
-	return admission.NewForbidden(a, fmt.Errorf("only kube-apiserver writes the status of a Feature: components report "+
-		"the gates they checked in their own FeatureReport (featurereports.features.k8s.io, named <component>.<identity>), "+
-		"which kube-apiserver aggregates into status.uses"))
+	owners, err := ownedTaskChanges(&obj.Status, &old.Status)
+	if err != nil {
+		return admission.NewForbidden(a, err)
+	}
+	for _, o := range owners {
+		allowed, why, err := p.authorizedToReport(ctx, a.GetUserInfo(), a.GetNamespace(), o.owner)
+		if err != nil {
+			return admission.NewForbidden(a, fmt.Errorf("%s: could not decide whether %q may complete task %q of component %q: %w",
+				o.path, a.GetUserInfo().GetName(), o.task, o.owner, err))
+		}
+		if !allowed {
+			return admission.NewForbidden(a, fmt.Errorf("%s: user %q may not complete task %q: it is owned by component %q, "+
+				"whose reporters are authorized for the verb %q on featurereports.features.k8s.io named %q in namespace %q%s",
+				o.path, a.GetUserInfo().GetName(), o.task, o.owner, ReportVerb, o.owner, a.GetNamespace(), reason(why)))
+		}
+	}
+	return nil
+}
+
+// ownedTask is a task of status.tasks whose owner's fields an update changes.
+type ownedTask struct {
+	path, task, owner string
+}
+
+// ownedTaskChanges returns the tasks with an owner whose done, message or
+// progress an update of status changes, or an error naming the first field
+// it changes that only kube-apiserver writes: everything else of status,
+// and the tasks kube-apiserver runs.
+func ownedTaskChanges(status, old *features.FeatureStatus) ([]ownedTask, error) {
+	onlyAPIServer := func(path string) error {
+		return fmt.Errorf("%s: only kube-apiserver writes the status of a Feature, but for the done, message and progress "+
+			"of a task a component owns (status.tasks[].owner); components report the gates they checked in their own "+
+			"FeatureReport (featurereports.features.k8s.io, named <component>.<identity>), which kube-apiserver aggregates into status.uses", path)
+	}
+	rest, oldRest := *status, *old
+	rest.Tasks, oldRest.Tasks = nil, nil
+	if !apiequality.Semantic.DeepEqual(rest, oldRest) {
+		return nil, onlyAPIServer("status")
+	}
+	if len(status.Tasks) != len(old.Tasks) {
+		return nil, onlyAPIServer("status.tasks")
+	}
+	var owned []ownedTask
+	for i := range status.Tasks {
+		t, o := status.Tasks[i], old.Tasks[i]
+		path := fmt.Sprintf("status.tasks[%d]", i)
+		if apiequality.Semantic.DeepEqual(t, o) {
+			continue
+		}
+		if o.Owner == "" {
+			return nil, fmt.Errorf("%s: task %q is run by kube-apiserver, not by a component: only kube-apiserver writes it", path, o.Name)
+		}
+		t.Done, t.Message, t.Progress = o.Done, o.Message, o.Progress
+		if !apiequality.Semantic.DeepEqual(t, o) {
+			return nil, fmt.Errorf("%s: the owner of task %q may set only its done, message and progress", path, o.Name)
+		}
+		owned = append(owned, ownedTask{path: path, task: o.Name, owner: o.Owner})
+	}
+	return owned, nil
 }
 
 // validateReport admits a create, update or delete of a FeatureReport by
@@ -484,6 +546,9 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 		if system && obj.Spec.Management != features.FeatureManagementCommandLine {
 			return admission.NewForbidden(a, managementError(obj.Spec.Management))
 		}
+		if err := p.validateDeclaration(obj, a.GetNamespace()); err != nil {
+			return admission.NewForbidden(a, err)
+		}
 	case admission.Update:
 		old, ok := a.GetOldObject().(*features.Feature)
 		if !ok {
@@ -492,8 +557,13 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 		if system && obj.Spec.Management != old.Spec.Management {
 			return admission.NewForbidden(a, managementError(obj.Spec.Management))
 		}
-		if obj.Spec.Management != features.FeatureManagementDynamic && obj.Spec.DesiredState != old.Spec.DesiredState {
-			how := "set spec.management to Dynamic to set it"
+		if err := p.validateDeclaration(obj, a.GetNamespace()); err != nil {
+			return admission.NewForbidden(a, err)
+		}
+		settable := obj.Spec.Management == features.FeatureManagementDynamic ||
+			(!system && obj.Spec.Management == features.FeatureManagementCentral)
+		if !settable && obj.Spec.DesiredState != old.Spec.DesiredState {
+			how := "set spec.management to Central or Dynamic to set it"
 			if system {
 				how = "only a gate the kube-apiservers opt into Dynamic (--feature-lifecycle-dynamic-gates) takes its desired state from the API"
 			}
@@ -502,6 +572,18 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 		}
 	}
 	return nil
+}
+
+// validateDeclaration refuses a third party's declaration of a gate that is
+// one of Kubernetes' own (kube-system's Features): the declaration would
+// give a tenant's components a second, conflicting answer for that gate.
+func (p *Plugin) validateDeclaration(f *features.Feature, namespace string) error {
+	if f.Spec.Declaration == nil || namespace == metav1.NamespaceSystem || p.knownGate == nil || !p.knownGate(f.Spec.Gate) {
+		return nil
+	}
+	return fmt.Errorf("spec.declaration: gate %q is one of Kubernetes' own gates, declared by kube-apiserver in %s/%s; "+
+		"a third party declares only its own gates: give yours a name of its own",
+		f.Spec.Gate, metav1.NamespaceSystem, featuresv1alpha1.FeatureName(f.Spec.Gate))
 }
 
 // managementError says why spec.management of a Feature in kube-system

@@ -494,6 +494,107 @@ func TestFeatureRules(t *testing.T) {
 	if err := run(admission.Update, toCentral, optedIn, admin); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "--feature-lifecycle-central-gates") {
 		t.Errorf("changing the management of a Feature in kube-system: expected 403 saying the flags decide, got %v", err)
 	}
+	// A third party's Central Feature takes its desired state from the API
+	// (its components apply it when they restart); a CommandLine one does not.
+	theirsCentral, theirsCentralOff := central.DeepCopy(), centralOff.DeepCopy()
+	theirsCentral.Namespace, theirsCentralOff.Namespace = "example", "example"
+	if err := run(admission.Update, theirsCentralOff, theirsCentral, alice); err != nil {
+		t.Errorf("setting desiredState of a third party's Central Feature: %v", err)
+	}
+	theirsFlipped := flipped.DeepCopy()
+	theirsFlipped.Namespace = "example"
+	if err := run(admission.Update, theirsFlipped, theirs, alice); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "set spec.management to Central or Dynamic") {
+		t.Errorf("setting desiredState of a third party's CommandLine Feature: expected 403 saying how, got %v", err)
+	}
+
+	// A declaration of one of Kubernetes' own gates, in a tenant's
+	// namespace, is refused on create and on update; of its own gate, it is
+	// its own business.
+	declaredX := elsewhere.DeepCopy()
+	declaredX.Name, declaredX.Spec.Gate = "x", "X"
+	declaredX.Spec.Declaration = &features.FeatureDeclaration{PreRelease: features.FeaturePreReleaseAlpha}
+	for _, tc := range []struct {
+		op       admission.Operation
+		obj, old *features.Feature
+	}{{admission.Create, declaredX, nil}, {admission.Update, declaredX, elsewhere}} {
+		if err := run(tc.op, tc.obj, tc.old, admin); !apierrors.IsForbidden(err) ||
+			!strings.Contains(err.Error(), `spec.declaration: gate "X" is one of Kubernetes' own gates, declared by kube-apiserver in kube-system/x`) {
+			t.Errorf("%s: declaring kube-system's gate X in a tenant's namespace: expected 403 naming the field, got %v", tc.op, err)
+		}
+	}
+	declaredOwn := elsewhere.DeepCopy()
+	declaredOwn.Spec.Declaration = &features.FeatureDeclaration{PreRelease: features.FeaturePreReleaseAlpha}
+	if err := run(admission.Create, declaredOwn, nil, alice); err != nil {
+		t.Errorf("declaring its own gate: %v", err)
+	}
+}
+
+// TestOwnedTasks: a component's reporter (RBAC's "report" on featurereports
+// named after it, in the Feature's namespace) marks the tasks it owns done
+// and writes their message and progress; nothing else of status, no task
+// kube-apiserver runs, and no task another component owns.
+func TestOwnedTasks(t *testing.T) {
+	operator := &user.DefaultInfo{Name: "system:serviceaccount:tenant-a:my-operator", Groups: []string{"system:serviceaccounts", user.AllAuthenticated}}
+	other := &user.DefaultInfo{Name: "system:serviceaccount:tenant-a:other", Groups: []string{"system:serviceaccounts", user.AllAuthenticated}}
+	base := func() *features.Feature {
+		f := testFeature()
+		f.Namespace, f.Name, f.Spec.Gate = "tenant-a", "widgets", "Widgets"
+		f.Status.Tasks = []features.FeatureTask{
+			{Name: "wait-for-uses"},
+			{Name: "migrate-widgets", Owner: "my-operator"},
+			{Name: "drain-queue", Owner: "queue-worker"},
+		}
+		return f
+	}
+	for _, tc := range []struct {
+		name    string
+		user    user.Info
+		mutate  func(f *features.Feature)
+		wantErr string // "" when allowed
+	}{
+		{"the owner marks its task done", operator, func(f *features.Feature) { f.Status.Tasks[1].Done = true }, ""},
+		{"the owner reports progress", operator, func(f *features.Feature) {
+			f.Status.Tasks[1].Progress, f.Status.Tasks[1].Message = "3/10", "migrating"
+		}, ""},
+		{"another user marks it done", other, func(f *features.Feature) { f.Status.Tasks[1].Done = true },
+			`status.tasks[1]: user "system:serviceaccount:tenant-a:other" may not complete task "migrate-widgets": it is owned by component "my-operator", whose reporters are authorized for the verb "report" on featurereports.features.k8s.io named "my-operator" in namespace "tenant-a" (no RBAC rule allows it)`},
+		{"the owner marks another component's task done", operator, func(f *features.Feature) { f.Status.Tasks[2].Done = true },
+			`status.tasks[2]: user "system:serviceaccount:tenant-a:my-operator" may not complete task "drain-queue": it is owned by component "queue-worker"`},
+		{"the owner writes a task kube-apiserver runs", operator, func(f *features.Feature) { f.Status.Tasks[0].Message = "done, trust me" },
+			`status.tasks[0]: task "wait-for-uses" is run by kube-apiserver, not by a component`},
+		{"the owner writes its task's checkpoint", operator, func(f *features.Feature) { f.Status.Tasks[1].Checkpoint = "x" },
+			`status.tasks[1]: the owner of task "migrate-widgets" may set only its done, message and progress`},
+		{"the owner drops a task", operator, func(f *features.Feature) { f.Status.Tasks = f.Status.Tasks[:2] },
+			`status.tasks: only kube-apiserver writes the status of a Feature`},
+		{"the owner changes the state", operator, func(f *features.Feature) {
+			f.Status.Tasks[1].Done = true
+			f.Status.State = features.FeatureStateOff
+		}, `status: only kube-apiserver writes the status of a Feature`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := enabledPlugin(t, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			authz := &reportAuthorizer{user: operator.Name, namespace: "tenant-a", component: "my-operator"}
+			p.SetAuthorizer(authorizer.AuthorizerFunc(authz.Authorize))
+			old := base()
+			obj := old.DeepCopy()
+			tc.mutate(obj)
+			attrs := admission.NewAttributesRecord(obj, old, featureGVK, obj.Namespace, obj.Name,
+				featuresGVR, "status", admission.Update, &metav1.UpdateOptions{}, false, tc.user)
+			err = p.Validate(context.Background(), attrs, nil)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("want a 403 containing %q, got %v", tc.wantErr, err)
+			}
+		})
+	}
 }
 
 // TestAdmitRecordsWhoSetDesiredState: a change of desiredState through the
