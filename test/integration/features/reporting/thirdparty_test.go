@@ -18,6 +18,7 @@ package reporting
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/features/options"
 
@@ -240,4 +242,197 @@ func TestThirdPartyReporter(t *testing.T) {
 	}); err != nil || !apierrors.IsForbidden(write) {
 		t.Errorf("with create but not report in %s, the operator's write: %v (%v)", other, write, err)
 	}
+}
+
+// taskOwnerRole lets a third party's controller mark the tasks its
+// component owns done: update of features/status in its namespace (the
+// FeatureStatus plugin narrows it to those tasks).
+func taskOwnerRole(namespace, name string) *rbacv1.Role {
+	return &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"features.k8s.io"}, Resources: []string{"features/status"}, Verbs: []string{"get", "update", "patch"}},
+		},
+	}
+}
+
+// bind binds role to the service account sa of the role's namespace.
+func bind(ctx context.Context, t *testing.T, admin kubernetes.Interface, role *rbacv1.Role, sa string) {
+	t.Helper()
+	if _, err := admin.RbacV1().Roles(role.Namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name + "-" + sa, Namespace: role.Namespace},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: role.Namespace}},
+	}
+	if _, err := admin.RbacV1().RoleBindings(role.Namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serviceAccountClient is a client that impersonates the service account
+// sa of namespace.
+func serviceAccountClient(config *restclient.Config, namespace, sa string) kubernetes.Interface {
+	config = restclient.CopyConfig(config)
+	config.Impersonate = restclient.ImpersonationConfig{UserName: "system:serviceaccount:" + namespace + ":" + sa,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}}
+	return kubernetes.NewForConfigOrDie(config)
+}
+
+// TestThirdPartyDeclaredFeature: a third party declares its gate in its
+// namespace (stage, default, its component, a task its controller owns)
+// and kube-apiserver leads it: On at the declared default; asked Off, it
+// waits until the declared component reports the gate off, then until the
+// owner's controller marks its task done, which another service account of
+// the namespace cannot do; then Off. A declaration of one of Kubernetes'
+// own gates is refused.
+func TestThirdPartyDeclaredFeature(t *testing.T) {
+	ctx := context.Background()
+	apiserver := harness.StartAPIServerProcess(t, "apiserver", harness.SharedEtcd().Prefix,
+		"--feature-gates=FeatureLifecycle=true", "--runtime-config=features.k8s.io/v1alpha1=true")
+	admin := kubernetes.NewForConfigOrDie(apiserver.ClientConfig())
+	const (
+		tenant    = "widgets-system"
+		component = "widget-controller"
+		gateName  = featuregate.Feature("Widgets")
+	)
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bind(ctx, t, admin, reporterRole(tenant, component), component)
+	bind(ctx, t, admin, taskOwnerRole(tenant, "feature-task-owner"), component)
+	bind(ctx, t, admin, reporterRole(tenant, "widget-dashboard"), "intruder")
+	bind(ctx, t, admin, taskOwnerRole(tenant, "feature-task-owner-2"), "intruder")
+	operator := serviceAccountClient(apiserver.ClientConfig(), tenant, component)
+	intruder := serviceAccountClient(apiserver.ClientConfig(), tenant, "intruder")
+
+	// One of Kubernetes' own gates cannot be declared in a tenant's namespace.
+	_, err := admin.FeaturesV1alpha1().Features(tenant).Create(ctx, &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "max-unavailable-stateful-set", Namespace: tenant},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: "MaxUnavailableStatefulSet", Management: featuresv1alpha1.FeatureManagementDynamic,
+			Declaration: &featuresv1alpha1.FeatureDeclaration{PreRelease: featuresv1alpha1.FeaturePreReleaseAlpha}},
+	}, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `spec.declaration: gate "MaxUnavailableStatefulSet" is one of Kubernetes' own gates`) {
+		t.Errorf("declaring kube-system's MaxUnavailableStatefulSet in %s: want 403 naming spec.declaration, got %v", tenant, err)
+	}
+	// Bad input: a field-level error, nothing stored.
+	_, err = admin.FeaturesV1alpha1().Features(tenant).Create(ctx, &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureName(string(gateName)), Namespace: tenant},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: string(gateName), Management: featuresv1alpha1.FeatureManagementDynamic,
+			Declaration: &featuresv1alpha1.FeatureDeclaration{PreRelease: featuresv1alpha1.FeaturePreReleaseBeta,
+				Tasks: []featuresv1alpha1.FeatureDeclaredTask{{Name: "migrate-widgets", Transition: "Off", Owner: component}}}},
+	}, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.declaration.tasks[0].transition") {
+		t.Errorf("a declared task with transition Off: want 422 naming spec.declaration.tasks[0].transition, got %v", err)
+	}
+
+	declared, err := admin.FeaturesV1alpha1().Features(tenant).Create(ctx, &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureName(string(gateName)), Namespace: tenant},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: string(gateName), Management: featuresv1alpha1.FeatureManagementDynamic,
+			Declaration: &featuresv1alpha1.FeatureDeclaration{PreRelease: featuresv1alpha1.FeaturePreReleaseBeta, Default: true,
+				Components: []string{component},
+				Tasks: []featuresv1alpha1.FeatureDeclaredTask{{Name: "migrate-widgets", Transition: featuresv1alpha1.FeatureStateTurningOff,
+					Owner: component, Description: "Rewrite every Widget without the fields of the feature."}}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	gate := featuregate.NewFeatureGate()
+	if err := gate.Add(map[featuregate.Feature]featuregate.FeatureSpec{gateName: {Default: true, PreRelease: featuregate.Beta}}); err != nil {
+		t.Fatal(err)
+	}
+	reporting, stop := context.WithCancel(ctx)
+	defer stop()
+	fl := &options.Options{}
+	if err := fl.Start(reporting, gate, operator, options.Component{Name: component, Namespace: tenant, Identity: "pod-1"}); err != nil {
+		t.Fatalf("starting the reporter: %v", err)
+	}
+
+	waitFor := func(what string, cond func(*featuresv1alpha1.Feature) bool) *featuresv1alpha1.Feature {
+		t.Helper()
+		var f *featuresv1alpha1.Feature
+		if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			gate.Enabled(gateName) // the operator keeps using it
+			var err error
+			f, err = admin.FeaturesV1alpha1().Features(tenant).Get(ctx, declared.Name, metav1.GetOptions{})
+			return err == nil && cond(f), nil
+		}); err != nil {
+			t.Fatalf("the declared Feature is not %s: %+v", what, f)
+		}
+		return f
+	}
+	f := waitFor("On with the operator's use", func(f *featuresv1alpha1.Feature) bool {
+		return f.Status.State == featuresv1alpha1.FeatureStateOn && len(f.Status.Uses) == 1
+	})
+	if f.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseBeta || f.Status.Default == nil || !*f.Status.Default {
+		t.Errorf("status of the declared Feature: preRelease %q, default %v; want Beta, true", f.Status.PreRelease, f.Status.Default)
+	}
+
+	if _, err := admin.FeaturesV1alpha1().Features(tenant).Patch(ctx, f.Name, types.MergePatchType,
+		[]byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	asked := time.Now()
+	f = waitFor("waiting for its owner's task", func(f *featuresv1alpha1.Feature) bool {
+		return f.Status.State == featuresv1alpha1.FeatureStateTurningOff && len(f.Status.Tasks) == 1 &&
+			f.Status.Tasks[0].Name == "migrate-widgets" && f.Status.Tasks[0].Message != ""
+	})
+	reached := time.Since(asked)
+	if gate.Enabled(gateName) {
+		t.Error("the gate is on and the Feature waits for the owner's task, past wait-for-uses")
+	}
+	if task := f.Status.Tasks[0]; task.Owner != component || !strings.Contains(task.Message, "waiting for component "+component) {
+		t.Errorf("the owner's task: %+v", task)
+	}
+
+	// Another service account of the namespace, with update on
+	// features/status, cannot complete it.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		f, err := intruder.FeaturesV1alpha1().Features(tenant).Get(ctx, declared.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		f.Status.Tasks[0].Done = true
+		_, err = intruder.FeaturesV1alpha1().Features(tenant).UpdateStatus(ctx, f, metav1.UpdateOptions{})
+		return err
+	})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `status.tasks[0]: user "system:serviceaccount:widgets-system:intruder" may not complete task "migrate-widgets": it is owned by component "widget-controller"`) {
+		t.Errorf("another service account completing the owner's task: want 403 naming the field and the owner, got %v", err)
+	}
+	if got := waitFor("still waiting", func(*featuresv1alpha1.Feature) bool { return true }); len(got.Status.Tasks) != 1 || got.Status.Tasks[0].Done {
+		t.Errorf("the refused write changed the task: %+v", got.Status.Tasks)
+	}
+
+	// The owner's controller reports progress, then completes it.
+	complete := func(progress string, done bool) {
+		t.Helper()
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			f, err := operator.FeaturesV1alpha1().Features(tenant).Get(ctx, declared.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Name != "migrate-widgets" {
+				return fmt.Errorf("the task is gone: %+v", f.Status.Tasks)
+			}
+			f.Status.Tasks[0].Progress, f.Status.Tasks[0].Done = progress, done
+			_, err = operator.FeaturesV1alpha1().Features(tenant).UpdateStatus(ctx, f, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			t.Fatalf("the owner's controller writing its task: %v", err)
+		}
+	}
+	complete("5/10 widgets", false)
+	waitFor("showing the owner's progress", func(f *featuresv1alpha1.Feature) bool {
+		return len(f.Status.Tasks) == 1 && f.Status.Tasks[0].Progress == "5/10 widgets"
+	})
+	completed := time.Now()
+	complete("10/10 widgets", true)
+	f = waitFor("Off", func(f *featuresv1alpha1.Feature) bool {
+		return f.Status.State == featuresv1alpha1.FeatureStateOff && len(f.Status.Tasks) == 0
+	})
+	t.Logf("the declared Feature reached its owner's task %.1fs after it was asked Off, and Off %.1fs after the owner completed it",
+		reached.Seconds(), time.Since(completed).Seconds())
 }
