@@ -18,7 +18,6 @@ package reporting
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +33,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/features/options"
+	featuretasks "k8s.io/features/tasks"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
@@ -406,30 +406,21 @@ func TestThirdPartyDeclaredFeature(t *testing.T) {
 		t.Errorf("the refused write changed the task: %+v", got.Status.Tasks)
 	}
 
-	// The owner's controller reports progress, then completes it.
-	complete := func(progress string, done bool) {
-		t.Helper()
-		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			f, err := operator.FeaturesV1alpha1().Features(tenant).Get(ctx, declared.Name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			if len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Name != "migrate-widgets" {
-				return fmt.Errorf("the task is gone: %+v", f.Status.Tasks)
-			}
-			f.Status.Tasks[0].Progress, f.Status.Tasks[0].Done = progress, done
-			_, err = operator.FeaturesV1alpha1().Features(tenant).UpdateStatus(ctx, f, metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			t.Fatalf("the owner's controller writing its task: %v", err)
-		}
+	// The owner's controller, with k8s.io/features/tasks, sees its task,
+	// reports progress, then completes it.
+	if task, ok := featuretasks.Active(f, component); !ok || task.Name != "migrate-widgets" {
+		t.Fatalf("the owner's controller does not see its task as active: %+v", f.Status.Tasks)
 	}
-	complete("5/10 widgets", false)
+	if err := featuretasks.Update(ctx, operator, tenant, declared.Name, "migrate-widgets", "5/10 widgets", "migrating"); err != nil {
+		t.Fatal(err)
+	}
 	waitFor("showing the owner's progress", func(f *featuresv1alpha1.Feature) bool {
-		return len(f.Status.Tasks) == 1 && f.Status.Tasks[0].Progress == "5/10 widgets"
+		return len(f.Status.Tasks) == 1 && f.Status.Tasks[0].Progress == "5/10 widgets" && f.Status.Tasks[0].Message == "migrating"
 	})
 	completed := time.Now()
-	complete("10/10 widgets", true)
+	if err := featuretasks.Complete(ctx, operator, tenant, declared.Name, "migrate-widgets", "rewrote 10 widgets"); err != nil {
+		t.Fatal(err)
+	}
 	f = waitFor("Off", func(f *featuresv1alpha1.Feature) bool {
 		return f.Status.State == featuresv1alpha1.FeatureStateOff && len(f.Status.Tasks) == 0
 	})
