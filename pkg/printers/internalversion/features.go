@@ -96,10 +96,15 @@ func featureDefaultCell(b *bool) string {
 }
 
 // featureTasksCell shows the active task and how many tasks are left, e.g.
-// "wait-for-uses (1/3)"; "<none>" in a final state.
+// "wait-for-uses (1/3)", and the component that completes it when one owns
+// it, e.g. "migrate-widgets (1/1, by widget-controller)"; "<none>" in a
+// final state.
 func featureTasksCell(tasks []features.FeatureTask) string {
 	if len(tasks) == 0 {
 		return "<none>"
+	}
+	if owner := tasks[0].Owner; owner != "" {
+		return fmt.Sprintf("%s (1/%d, by %s)", tasks[0].Name, len(tasks), owner)
 	}
 	return fmt.Sprintf("%s (1/%d)", tasks[0].Name, len(tasks))
 }

@@ -162,6 +162,15 @@ func TestPrintFeature(t *testing.T) {
 			want: []string{"max-unavailable-stateful-set", "Off", "Off", "Alpha", "false", "clear-fields (1/1)", "90s", "MaxUnavailableStatefulSet", "1.36", "Safe", "TurnsOffAtTarget"},
 		},
 		{
+			name: "a task its owner completes",
+			feature: func() *features.Feature {
+				f := printedFeature()
+				f.Status.Tasks = []features.FeatureTask{{Name: "migrate-widgets", Owner: "widget-controller"}}
+				return f
+			}(),
+			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "migrate-widgets (1/1, by widget-controller)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>"},
+		},
+		{
 			name: "ten hours old",
 			feature: func() *features.Feature {
 				f := printedFeature()
