@@ -16,8 +16,9 @@ limitations under the License.
 
 // Package migration holds integration tests of the feature lifecycle (KEP-3920):
 // storage migrations: ClearFields over thousands of objects under
-// concurrent writers and a leader kill, storage version rewrites, emulation
-// version changes driving the lifecycle, and the migration benchmarks.
+// concurrent writers and a leader kill, and the migration benchmarks
+// (storage version rewrites driven by the emulation version are in the
+// emulation package).
 package migration
 
 import (

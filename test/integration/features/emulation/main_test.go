@@ -1,0 +1,33 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package emulation holds integration tests of the feature lifecycle
+// (KEP-3920) driven by kube-apiserver's emulation version: a change of
+// --emulated-version turns gates on and off through their transitions, at
+// once and rolling across apiservers, and runs the version-keyed storage
+// version migrations. They are apart from the migration
+// package's so that neither package takes 10 minutes on a loaded machine.
+package emulation
+
+import (
+	"testing"
+
+	"k8s.io/kubernetes/test/integration/features/harness"
+)
+
+func TestMain(m *testing.M) {
+	harness.EtcdMain(m.Run)
+}
