@@ -111,15 +111,29 @@ case "${1:-}" in
     # INTEGRATION_ALONGSIDE, a command, runs meanwhile too (.ci/run's make
     # verify, on its own copy of the tree); its output follows, and its
     # failure fails the stage.
+    # Upstream's set starts once the command alongside has ended: its
+    # test server gives /healthz 10 seconds, which a machine compiling the
+    # tree for make verify does not always meet (TestServerSidePrint failed
+    # so after an API change made verify rebuild everything).
     alongside_log="${FEATUREFLAGS_ROOT}/_output/integration-alongside.log"
+    alongside_done="${FEATUREFLAGS_ROOT}/_output/integration-alongside.done"
+    rm -f "${alongside_done}"
     alongside=""
     if [[ -n "${INTEGRATION_ALONGSIDE:-}" ]]; then
       featureflags::log "alongside the integration tests: ${INTEGRATION_ALONGSIDE}"
-      bash -c "${INTEGRATION_ALONGSIDE}" > "${alongside_log}" 2>&1 &
+      (
+        rc=0
+        bash -c "${INTEGRATION_ALONGSIDE}" > "${alongside_log}" 2>&1 || rc=$?
+        touch "${alongside_done}"
+        exit "${rc}"
+      ) &
       alongside=$!
+    else
+      touch "${alongside_done}"
     fi
     upstream_log="${FEATUREFLAGS_ROOT}/_output/upstream-integration.log"
     (
+      while [[ ! -e "${alongside_done}" ]]; do sleep 5; done
       for spec in "${UPSTREAM_INTEGRATION[@]}"; do
         # shellcheck disable=SC2086 # a package and its go test flags
         run go test ${GOTEST_FLAGS:-} -timeout 10m ${spec} || exit 1
