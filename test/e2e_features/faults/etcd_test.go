@@ -18,8 +18,6 @@ package faults
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,27 +30,6 @@ import (
 	"k8s.io/kubernetes/test/e2e_features/framework"
 	"k8s.io/kubernetes/test/utils/featuretest"
 )
-
-// migrationFlags are the apiserver flags of the migration tests, with
-// MaxUnavailableStatefulSet on or off and the migration limited to qps
-// writes per second in pages of pageSize.
-func migrationFlags(on bool, qps, pageSize int) []string {
-	return lifecycleFlags(","+featuretest.MigrationGate+"="+strconv.FormatBool(on),
-		"--feature-lifecycle-wait-for-uses-period=3s",
-		"--feature-migration-qps="+strconv.Itoa(qps),
-		"--feature-migration-burst=10",
-		"--feature-migration-page-size="+strconv.Itoa(pageSize))
-}
-
-// turnMigrationGateOff turns MaxUnavailableStatefulSet off the way an
-// administrator does: kube-controller-manager restarted with it off, then
-// the apiservers one at a time (killed and started again: see
-// rollAPIServers).
-func turnMigrationGateOff(t *testing.T, c *framework.Cluster, clients *featuretest.Clients, qps, pageSize int) {
-	t.Helper()
-	c.ControllerManager.Recreate(t, true, c.ControllerManagerArgs(0, "--feature-gates="+featuretest.MigrationGate+"=false")...)
-	rollAPIServers(t, c, clients, false, func(i int) []string { return c.APIServerArgs(i, migrationFlags(false, qps, pageSize)...) })
-}
 
 // etcdStatus is what one member says of the cluster.
 type etcdStatus struct {
@@ -92,7 +69,7 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 		down      = 10 * time.Second
 	)
 	begin := time.Now()
-	c := framework.StartCluster(t, framework.Options{APIServerFlags: migrationFlags(true, qps, pageSize)})
+	c := framework.StartCluster(t, framework.Options{APIServerFlags: MigrationFlags(true, qps, pageSize)})
 	t.Logf("cluster up in %.1fs", time.Since(begin).Seconds())
 	ctx := context.Background()
 	clients := featuretest.NewClients(c.ClientConfigs()...)
@@ -100,7 +77,7 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 	featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
 	featuretest.CreateStatefulSets(t, clients, namespace, objects, 16, 0)
 	w := featuretest.WatchFeature(t, clients, name)
-	turnMigrationGateOff(t, c, clients, qps, pageSize)
+	TurnMigrationGateOff(t, c, clients, qps, pageSize)
 	restarted := time.Now()
 
 	// Kill etcd's raft leader once the migration is under way.
@@ -162,8 +139,8 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 		t.Errorf("Off with tasks left: %+v", off.Status.Tasks)
 	}
 	cps, ats := w.ClearFieldsCheckpoints(t, featuretest.MigrationTask)
-	retries := checkCheckpoints(t, cps, ats, restarted)
-	for _, m := range taskMessages(w) {
+	retries := CheckCheckpoints(t, cps, ats, restarted)
+	for _, m := range TaskMessages(w) {
 		t.Logf("task message: %s", m)
 	}
 	during := 0
@@ -176,7 +153,7 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 	// etcd holds every StatefulSet cleared once; so does the restarted
 	// member's own copy, once it has caught up.
 	check := featuretest.CheckStored(t, featuretest.StoredStatefulSets(t, c.EtcdEndpoints(), framework.EtcdPrefix, namespace), objects, nil)
-	reportStored(t, check)
+	ReportStored(t, check)
 	var target int64
 	for i := range c.Etcd {
 		if i != victim {
@@ -195,8 +172,8 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 		t.Fatalf("the restarted member did not catch up to revision %d: %+v", target, caughtUp)
 	}
 	own := featuretest.CheckStored(t, featuretest.StoredStatefulSets(t, []string{c.EtcdEndpoint(victim)}, framework.EtcdPrefix, namespace, clientv3.WithSerializable()), objects, nil)
-	reportStored(t, own)
-	if completed := taskCompletedEvents(t, clients, name, featuretest.MigrationTask); len(completed) != 1 {
+	ReportStored(t, own)
+	if completed := TaskCompletedEvents(t, clients, name, featuretest.MigrationTask); len(completed) != 1 {
 		t.Errorf("%d TaskCompleted events of %s, want exactly 1: %v", len(completed), featuretest.MigrationTask, completed)
 	}
 
@@ -205,22 +182,4 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 	t.Logf("Feature %s Off %.1fs after the kill, %.1fs after the last apiserver restart; %d retry passes; last checkpoint %s; %d StatefulSets cleared, 0 left, all at generation 2 in both the cluster and the restarted member",
 		name, offAt.Sub(killedAt).Seconds(), offAt.Sub(restarted).Seconds(), retries, featuretest.Brief(cps[len(cps)-1].Migration), objects)
 	t.Logf("whole test: %.1fs", time.Since(begin).Seconds())
-}
-
-// reportStored fails the test for every StatefulSet that lost a write,
-// still has maxUnavailable, or was not cleared exactly once.
-func reportStored(t *testing.T, check featuretest.StoredCheck) {
-	t.Helper()
-	for _, e := range []struct {
-		what string
-		list []string
-	}{
-		{"lost an update", check.Lost},
-		{"still have maxUnavailable", check.Left},
-		{"have a generation other than 2 (created, then cleared once)", check.Generations},
-	} {
-		if len(e.list) > 0 {
-			t.Errorf("%d StatefulSets %s: %s", len(e.list), e.what, strings.Join(e.list[:min(len(e.list), 10)], "; "))
-		}
-	}
 }

@@ -32,11 +32,11 @@ import (
 
 // TestLeaderOfManyFeaturesKilled kills (docker kill) the apiserver that
 // leads the most Features of three: every Feature it led is led by one of
-// the two others within the liveness window plus 10 s, and each by exactly
+// the two others within TakeoverBound, and each by exactly
 // one of them.
 func TestLeaderOfManyFeaturesKilled(t *testing.T) {
 	begin := time.Now()
-	c := framework.StartCluster(t, framework.Options{APIServerFlags: lifecycleFlags("")})
+	c := framework.StartCluster(t, framework.Options{APIServerFlags: LifecycleFlags("")})
 	t.Logf("cluster up in %.1fs", time.Since(begin).Seconds())
 	clients := featuretest.NewClients(c.ClientConfigs()...)
 	ctx := context.Background()
@@ -91,7 +91,7 @@ func TestLeaderOfManyFeaturesKilled(t *testing.T) {
 	takeover := map[string]time.Duration{}
 	by := map[string]int{}
 	var last error
-	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, livenessWindow+time.Minute, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, LivenessWindow+time.Minute, true, func(ctx context.Context) (bool, error) {
 		for _, i := range clients.Up() {
 			l, err := featuretest.Led(ctx, clients.Configs[i])
 			if err != nil {
@@ -118,10 +118,10 @@ func TestLeaderOfManyFeaturesKilled(t *testing.T) {
 	}
 	if err != nil {
 		t.Fatalf("%d of the %d Features %s led were not taken over %s after the kill (last error %v): %v",
-			len(missing), len(orphans), c.APIServers[victim].Name, livenessWindow+time.Minute, last, missing[:min(len(missing), 10)])
+			len(missing), len(orphans), c.APIServers[victim].Name, LivenessWindow+time.Minute, last, missing[:min(len(missing), 10)])
 	}
 	times := slices.Collect(maps.Values(takeover))
-	bound := livenessWindow + 10*time.Second
+	bound := TakeoverBound
 	var late []string
 	for _, key := range orphans {
 		if takeover[key] > bound {
@@ -129,7 +129,7 @@ func TestLeaderOfManyFeaturesKilled(t *testing.T) {
 		}
 	}
 	if len(late) > 0 {
-		t.Errorf("%d Features were taken over later than the liveness window plus 10 s (%s): %v", len(late), bound, late[:min(len(late), 10)])
+		t.Errorf("%d Features were taken over later than the takeover bound (%s): %v", len(late), bound, late[:min(len(late), 10)])
 	}
 
 	// Each has exactly one leader among the survivors.
@@ -159,6 +159,6 @@ func TestLeaderOfManyFeaturesKilled(t *testing.T) {
 		perSurvivor[c.APIServers[i].Name]++
 	}
 	t.Logf("killed %s, leader of %d Features: all taken over (%s; bound %s, liveness window %s); by %v",
-		c.APIServers[victim].Name, len(orphans), durations(times), bound, livenessWindow, perSurvivor)
+		c.APIServers[victim].Name, len(orphans), Durations(times), bound, LivenessWindow, perSurvivor)
 	t.Logf("whole test: %.1fs", time.Since(begin).Seconds())
 }

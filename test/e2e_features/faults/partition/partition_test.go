@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package faults
+// Package partition holds the fault test of a migration leader cut off the
+// network (docker network disconnect) in the middle of a storage migration;
+// it is its own package because it takes about five minutes, and the other
+// fault tests together about as long (see package faults).
+package partition
 
 import (
 	"context"
@@ -26,6 +30,7 @@ import (
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
+	"k8s.io/kubernetes/test/e2e_features/faults"
 	"k8s.io/kubernetes/test/e2e_features/framework"
 	"k8s.io/kubernetes/test/utils/featuretest"
 )
@@ -48,7 +53,7 @@ func statusWritesOf(m featuretest.Metrics) statusWrites {
 // 16 clients keep updating the same StatefulSets through the other
 // apiservers:
 //
-//   - another apiserver takes over within the liveness window plus 10 s and
+//   - another apiserver takes over within faults.TakeoverBound and
 //     resumes from the stored checkpoint, not from the start;
 //   - the partition heals while the migration still runs, and the old
 //     leader, which comes back with a stale view, writes no stale state: a
@@ -70,7 +75,7 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 		writeQPS  = 150
 	)
 	begin := time.Now()
-	c := framework.StartCluster(t, framework.Options{APIServerFlags: migrationFlags(true, qps, pageSize)})
+	c := framework.StartCluster(t, framework.Options{APIServerFlags: faults.MigrationFlags(true, qps, pageSize)})
 	t.Logf("cluster up in %.1fs", time.Since(begin).Seconds())
 	ctx := context.Background()
 	clients := featuretest.NewClients(c.ClientConfigs()...)
@@ -91,7 +96,7 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 
 	w := featuretest.WatchFeature(t, clients, name)
 	ws := featuretest.StartWriters(t, clients, featuretest.WriterOptions{Namespace: namespace, Objects: objects, Writers: writers, QPS: writeQPS})
-	turnMigrationGateOff(t, c, clients, qps, pageSize)
+	faults.TurnMigrationGateOff(t, c, clients, qps, pageSize)
 	restarted := time.Now()
 
 	// Cut the leader off in the middle of the migration.
@@ -130,8 +135,8 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 	// Another apiserver takes over and resumes from the checkpoint.
 	next := featuretest.LeaderOf(t, clients.UpConfigs(), key, time.Minute)
 	takeover := time.Since(cutAt)
-	if bound := livenessWindow + 10*time.Second; takeover > bound {
-		t.Errorf("%s took over %.1fs after the partition, more than the liveness window plus 10 s (%s)", c.APIServers[next].Name, takeover.Seconds(), bound)
+	if bound := faults.TakeoverBound; takeover > bound {
+		t.Errorf("%s took over %.1fs after the partition, more than the takeover bound (%s)", c.APIServers[next].Name, takeover.Seconds(), bound)
 	}
 	// The first checkpoint the new leader stores is the page after the
 	// last one stored before it took over: it resumed, it did not start
@@ -159,7 +164,7 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 			featuretest.Brief(resumed.Migration), resumed.Retries, featuretest.Brief(stored.Migration), stored.Retries)
 	}
 	t.Logf("%s took over %.1fs after the partition (liveness window %s); its first checkpoint, %.1fs after the partition: %s, after %s",
-		c.APIServers[next].Name, takeover.Seconds(), livenessWindow, resumedAt.Sub(cutAt).Seconds(), featuretest.Brief(resumed.Migration), featuretest.Brief(stored.Migration))
+		c.APIServers[next].Name, takeover.Seconds(), faults.LivenessWindow, resumedAt.Sub(cutAt).Seconds(), featuretest.Brief(resumed.Migration), featuretest.Brief(stored.Migration))
 
 	// Heal while the migration still runs.
 	if resumed.Migration.Seen >= objects {
@@ -191,7 +196,7 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 
 	// No stale state: the checkpoint never went back, the state moved once.
 	cps, ats := w.ClearFieldsCheckpoints(t, featuretest.MigrationTask)
-	retries := checkCheckpoints(t, cps, ats, restarted)
+	retries := faults.CheckCheckpoints(t, cps, ats, restarted)
 	states := w.States()
 	if want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOff, featuresv1alpha1.FeatureStateOff}; !slices.Equal(states, want) {
 		w.Log(t, restarted)
@@ -213,8 +218,8 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 
 	// What the writers wrote is all there, and nothing still has the field.
 	check := featuretest.CheckStored(t, featuretest.StoredStatefulSets(t, c.EtcdEndpoints(), framework.EtcdPrefix, namespace), objects, ws)
-	reportStored(t, check)
-	if completed := taskCompletedEvents(t, clients, name, featuretest.MigrationTask); len(completed) != 1 {
+	faults.ReportStored(t, check)
+	if completed := faults.TaskCompletedEvents(t, clients, name, featuretest.MigrationTask); len(completed) != 1 {
 		t.Errorf("%d TaskCompleted events of %s, want exactly 1: %v", len(completed), featuretest.MigrationTask, completed)
 	}
 	during, total := ws.Between(cutAt, healedAt)

@@ -15,16 +15,19 @@ limitations under the License.
 */
 
 // Package faults holds the fault tests of the feature lifecycle on a control
-// plane in containers (test/e2e/framework): a migration leader cut off the
-// network, an etcd member killed during a transition, a rolling flag change
-// across the apiservers, and the leader of many Features killed. Each test
-// asserts what must hold and logs what it measured.
+// plane in containers (test/e2e_features/framework): an etcd member killed
+// during a transition, a rolling flag change across the apiservers and the
+// leader of many Features killed here; a migration leader cut off the
+// network in faults/partition, its own package so that each package stays
+// well within go test's 10 minutes. Each test asserts what must hold and
+// logs what it measured. This file holds what the fault tests share.
 package faults
 
 import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,24 +39,33 @@ import (
 	"k8s.io/kubernetes/test/utils/featuretest"
 )
 
-// livenessWindow is the apiservers' --feature-lifecycle-liveness-window:
+// LivenessWindow is the apiservers' --feature-lifecycle-liveness-window:
 // just above the identity leases' 10 s renewal, so that failover is quick.
-const livenessWindow = 15 * time.Second
+const LivenessWindow = 15 * time.Second
 
-// lifecycleFlags are the apiserver flags that serve the feature lifecycle,
+// TakeoverBound is how soon after a leader is cut off or killed another
+// apiserver must lead its Features: its identity lease, renewed just before
+// the fault, still counts as live for the liveness window; the survivors
+// look at every Feature again every half window (and on every lease event);
+// and 10 s are left for the takeover itself and for the tests' scrape of
+// the leader gauges on apiservers busy with a migration. A CI run took over
+// 25.4 s after a partition, just past the window plus 10 s alone.
+const TakeoverBound = LivenessWindow + LivenessWindow/2 + 10*time.Second
+
+// LifecycleFlags are the apiserver flags that serve the feature lifecycle,
 // with gates appended to FeatureLifecycle=true (",Gate=false,...") and
 // extra flags.
-func lifecycleFlags(gates string, extra ...string) []string {
+func LifecycleFlags(gates string, extra ...string) []string {
 	return append([]string{"--feature-gates=FeatureLifecycle=true" + gates,
 		"--runtime-config=features.k8s.io/v1alpha1=true",
-		"--feature-lifecycle-liveness-window=" + livenessWindow.String()}, extra...)
+		"--feature-lifecycle-liveness-window=" + LivenessWindow.String()}, extra...)
 }
 
-// rollAPIServers restarts the apiservers one at a time with args(i), each
+// RollAPIServers restarts the apiservers one at a time with args(i), each
 // marked down in clients while it restarts. graceful stops each with
 // SIGTERM (it deletes its identity lease); otherwise it is killed, as a
 // crash-looping or force-restarted static pod is.
-func rollAPIServers(t *testing.T, c *framework.Cluster, clients *featuretest.Clients, graceful bool, args func(i int) []string) {
+func RollAPIServers(t *testing.T, c *framework.Cluster, clients *featuretest.Clients, graceful bool, args func(i int) []string) {
 	t.Helper()
 	for i, a := range c.APIServers {
 		start := time.Now()
@@ -64,9 +76,9 @@ func rollAPIServers(t *testing.T, c *framework.Cluster, clients *featuretest.Cli
 	}
 }
 
-// taskCompletedEvents returns the messages of the TaskCompleted events of
+// TaskCompletedEvents returns the messages of the TaskCompleted events of
 // Feature name that name task.
-func taskCompletedEvents(t *testing.T, clients *featuretest.Clients, name, task string) []string {
+func TaskCompletedEvents(t *testing.T, clients *featuretest.Clients, name, task string) []string {
 	t.Helper()
 	events, err := clients.Kube[clients.Pick(0)].CoreV1().Events("kube-system").List(context.Background(), metav1.ListOptions{
 		FieldSelector: fields.AndSelectors(fields.OneTermEqualSelector("involvedObject.name", name),
@@ -83,13 +95,13 @@ func taskCompletedEvents(t *testing.T, clients *featuretest.Clients, name, task 
 	return out
 }
 
-// checkCheckpoints fails the test unless the observed checkpoints of the
+// CheckCheckpoints fails the test unless the observed checkpoints of the
 // migration task never go back: within a retry (a pass that left objects
 // uncleared is followed by another from the start, counted in Retries) the
 // pass, pages, objects seen and cleared only grow, and Retries never
 // decreases. A retry must follow a pass with failures. It returns the
 // number of retries.
-func checkCheckpoints(t *testing.T, cps []featuretest.ClearFieldsCheckpoint, ats []time.Time, since time.Time) int64 {
+func CheckCheckpoints(t *testing.T, cps []featuretest.ClearFieldsCheckpoint, ats []time.Time, since time.Time) int64 {
 	t.Helper()
 	if len(cps) < 2 {
 		t.Fatalf("the watch saw %d checkpoints of %s; the migration must take several pages", len(cps), featuretest.MigrationTask)
@@ -120,9 +132,9 @@ func checkCheckpoints(t *testing.T, cps []featuretest.ClearFieldsCheckpoint, ats
 	return cps[len(cps)-1].Retries
 }
 
-// taskMessages returns the distinct messages of the migration task seen by
+// TaskMessages returns the distinct messages of the migration task seen by
 // the watch, in order.
-func taskMessages(w *featuretest.FeatureWatcher) []string {
+func TaskMessages(w *featuretest.FeatureWatcher) []string {
 	var out []string
 	for _, o := range w.Get() {
 		for _, task := range o.Feature.Status.Tasks {
@@ -134,12 +146,51 @@ func taskMessages(w *featuretest.FeatureWatcher) []string {
 	return out
 }
 
-// durations formats a sorted list of durations as min / median / max.
-func durations(ds []time.Duration) string {
+// Durations formats a sorted list of Durations as min / median / max.
+func Durations(ds []time.Duration) string {
 	if len(ds) == 0 {
 		return "none"
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return fmt.Sprintf("min %.1fs, median %.1fs, max %.1fs", s[0].Seconds(), s[len(s)/2].Seconds(), s[len(s)-1].Seconds())
+}
+
+// MigrationFlags are the apiserver flags of the migration tests, with
+// MaxUnavailableStatefulSet on or off and the migration limited to qps
+// writes per second in pages of pageSize.
+func MigrationFlags(on bool, qps, pageSize int) []string {
+	return LifecycleFlags(","+featuretest.MigrationGate+"="+strconv.FormatBool(on),
+		"--feature-lifecycle-wait-for-uses-period=3s",
+		"--feature-migration-qps="+strconv.Itoa(qps),
+		"--feature-migration-burst=10",
+		"--feature-migration-page-size="+strconv.Itoa(pageSize))
+}
+
+// TurnMigrationGateOff turns MaxUnavailableStatefulSet off the way an
+// administrator does: kube-controller-manager restarted with it off, then
+// the apiservers one at a time (killed and started again: see
+// RollAPIServers).
+func TurnMigrationGateOff(t *testing.T, c *framework.Cluster, clients *featuretest.Clients, qps, pageSize int) {
+	t.Helper()
+	c.ControllerManager.Recreate(t, true, c.ControllerManagerArgs(0, "--feature-gates="+featuretest.MigrationGate+"=false")...)
+	RollAPIServers(t, c, clients, false, func(i int) []string { return c.APIServerArgs(i, MigrationFlags(false, qps, pageSize)...) })
+}
+
+// ReportStored fails the test for every StatefulSet that lost a write,
+// still has maxUnavailable, or was not cleared exactly once.
+func ReportStored(t *testing.T, check featuretest.StoredCheck) {
+	t.Helper()
+	for _, e := range []struct {
+		what string
+		list []string
+	}{
+		{"lost an update", check.Lost},
+		{"still have maxUnavailable", check.Left},
+		{"have a generation other than 2 (created, then cleared once)", check.Generations},
+	} {
+		if len(e.list) > 0 {
+			t.Errorf("%d StatefulSets %s: %s", len(e.list), e.what, strings.Join(e.list[:min(len(e.list), 10)], "; "))
+		}
+	}
 }
