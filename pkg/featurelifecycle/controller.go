@@ -208,6 +208,9 @@ type Controller struct {
 	recorder record.EventRecorder
 
 	leaseInformer cache.SharedIndexInformer
+	// crds are the CRDs' bindings to third parties' Features (nil without
+	// env.Dynamic).
+	crds *customResources
 	// tombstones lists the departures of apiservers (departures.go).
 	tombstones        coordinationlisters.LeaseLister
 	tombstoneInformer cache.SharedIndexInformer
@@ -323,6 +326,13 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 	c.eventSink = &typedcorev1.EventSinkImpl{Interface: kubeClient.CoreV1().Events("")}
 	c.recorder = c.broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "kube-apiserver", Host: self})
 
+	if env.Dynamic != nil {
+		crds, err := newCustomResources(env.Dynamic, opts.Resync, func(key string) { c.queue.Add(key) })
+		if err != nil {
+			return nil, err
+		}
+		c.crds = crds
+	}
 	informer := c.informers.Features().V1alpha1().Features()
 	c.lister = informer.Lister()
 	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -421,8 +431,13 @@ func (c *Controller) Run(ctx context.Context) {
 	go c.leaseInformer.RunWithContext(ctx)
 	go c.tombstoneInformer.RunWithContext(ctx)
 	go c.nodeLeaseInformer.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), c.informers.Features().V1alpha1().Features().Informer().HasSynced,
-		c.reportInformer.HasSynced, c.reportsIndexed, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced) {
+	synced := []cache.InformerSynced{c.informers.Features().V1alpha1().Features().Informer().HasSynced,
+		c.reportInformer.HasSynced, c.reportsIndexed, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced}
+	if c.crds != nil {
+		go c.crds.run(ctx)
+		synced = append(synced, c.crds.informer.HasSynced)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return
 	}
 	// Liveness changes without lease events when a lease stops being
@@ -681,15 +696,23 @@ func thirdPartyDesired(f *featuresv1alpha1.Feature) featuresv1alpha1.FeatureDesi
 // thirdPartyTasks are the tasks of a third party's transition into target:
 // wait until the declared components' live reports (every reporter's in
 // the namespace, when none are declared) leave the old value, then the
-// declared tasks of that transition, which their owners complete. The gate
-// is not one of this apiserver's, so none of the lifecycle registry's tasks
-// apply, whatever its name.
-func thirdPartyTasks(f *featuresv1alpha1.Feature, target featuresv1alpha1.FeatureState) []tasks.Task {
+// tasks of TurningOff for the CRDs that bind fields, values or kinds to the
+// Feature (tasks.CustomResources), then the declared tasks of that
+// transition, which their owners complete. The gate is not one of this
+// apiserver's, so none of the lifecycle registry's tasks apply, whatever its
+// name.
+func (c *Controller) thirdPartyTasks(f *featuresv1alpha1.Feature, target featuresv1alpha1.FeatureState) []tasks.Task {
 	d := f.Spec.Declaration
-	if d == nil {
-		return []tasks.Task{tasks.WaitForUses{}}
+	list := []tasks.Task{tasks.WaitForUses{}}
+	if d != nil {
+		list[0] = tasks.WaitForUses{Components: d.Components}
 	}
-	list := []tasks.Task{tasks.WaitForUses{Components: d.Components}}
+	if target == featuresv1alpha1.FeatureStateTurningOff {
+		list = append(list, c.crds.tasks(f)...)
+	}
+	if d == nil {
+		return list
+	}
 	for _, t := range d.Tasks {
 		if t.Transition == target {
 			list = append(list, tasks.Owned{TaskName: t.Name, TaskDescription: t.Description, Owner: t.Owner})
@@ -699,10 +722,10 @@ func thirdPartyTasks(f *featuresv1alpha1.Feature, target featuresv1alpha1.Featur
 }
 
 // thirdPartyPlan is the Plan of a third party's transitions.
-func thirdPartyPlan(f *featuresv1alpha1.Feature) transition.Plan {
+func (c *Controller) thirdPartyPlan(f *featuresv1alpha1.Feature) transition.Plan {
 	return func(target featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask {
 		var out []featuresv1alpha1.FeatureTask
-		for _, t := range thirdPartyTasks(f, target) {
+		for _, t := range c.thirdPartyTasks(f, target) {
 			out = append(out, tasks.Status(t))
 		}
 		return out
@@ -732,7 +755,7 @@ func (c *Controller) syncThirdParty(ctx context.Context, stored, f *featuresv1al
 	if d := f.Spec.Declaration; d != nil {
 		status.PreRelease, status.Default = d.PreRelease, ptr.To(d.Default)
 	}
-	desired, plan := thirdPartyDesired(f), thirdPartyPlan(f)
+	desired, plan := thirdPartyDesired(f), c.thirdPartyPlan(f)
 	c.step(f, status, desired, plan, &after)
 	requeue := time.Duration(0)
 	if len(status.Tasks) > 0 {
@@ -1170,17 +1193,21 @@ func (c *Controller) plan(gate string, status *featuresv1alpha1.FeatureStatus) t
 // task returns the task of f's transition into state that status
 // describes: one of its transition's tasks, a version-keyed task of its
 // gate, or, for a third party's, the task its owner completes (also when
-// the declaration no longer holds it).
+// the declaration no longer holds it) or the moot task of a CRD that no
+// longer binds to it.
 func (c *Controller) task(f *featuresv1alpha1.Feature, state featuresv1alpha1.FeatureState, status featuresv1alpha1.FeatureTask) tasks.Task {
 	gate, name := f.Spec.Gate, status.Name
 	if f.Namespace != KubeNamespace {
-		for _, t := range thirdPartyTasks(f, state) {
+		for _, t := range c.thirdPartyTasks(f, state) {
 			if t.Name() == name {
 				return t
 			}
 		}
-		if status.Owner != "" {
+		switch {
+		case status.Owner != "":
 			return tasks.Owned{TaskName: name, TaskDescription: status.Description, Owner: status.Owner}
+		case c.crds != nil && customResourcesTaskName(name):
+			return moot(name)
 		}
 		return nil
 	}

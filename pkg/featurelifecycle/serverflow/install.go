@@ -29,6 +29,7 @@ import (
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/features/follow"
@@ -127,7 +128,13 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		if err := turningoffapi.Start(hookContext, client); err != nil {
 			return err
 		}
-		env := tasks.Env{Stores: stores, Migration: opts.Migration, Limiter: migrator.NewLimiter(opts.Migration)}
+		// Custom resources are cleared through the API: their storage is
+		// the apiextensions-apiserver's.
+		dynamicClient, err := dynamic.NewForConfig(hookContext.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		env := tasks.Env{Stores: stores, Dynamic: dynamicClient, Migration: opts.Migration, Limiter: migrator.NewLimiter(opts.Migration)}
 		controller, err := featurelifecycle.NewController(identity, gate, client, client, env, opts.Controller)
 		if err != nil {
 			return err

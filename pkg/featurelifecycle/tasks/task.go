@@ -24,6 +24,7 @@ import (
 	"time"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/flowcontrol"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
@@ -49,6 +50,9 @@ type Env struct {
 	Stores migrator.Stores
 	// Migration tunes the storage migrations of ClearFields tasks.
 	Migration migrator.Options
+	// Dynamic reaches custom resources through the apiserver's API
+	// (CustomResources): their storage is the apiextensions-apiserver's.
+	Dynamic dynamic.Interface
 	// Limiter bounds the writes of all the apiserver's storage migrations
 	// (nil: migrator.SharedLimiter(Migration)).
 	Limiter flowcontrol.RateLimiter
