@@ -41,7 +41,8 @@ limitations under the License.
 // reference, a path of the schema through objects only, Drop or Refuse, no
 // field bound twice), and refuses a binding to a Feature the user may not
 // get: references cross from a cluster-scoped CRD into a namespace only
-// for who may read that namespace's Features.
+// for who may read that namespace's Features. Deleting a Feature that a CRD
+// binds to is refused, naming the CRDs.
 //
 // The plugin acts only while the FeatureLifecycle gate is on.
 package featurecustomfields
@@ -51,6 +52,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sort"
+	"strings"
 	"time"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -84,7 +87,10 @@ const PluginName = "FeatureCustomFields"
 // plugin's informers after kube-apiserver starts.
 const syncTimeout = 10 * time.Second
 
-var crdResource = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
+var (
+	crdResource      = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
+	featuresResource = featuresv1alpha1.Resource("features")
+)
 
 // Register registers the plugin. It takes no configuration.
 func Register(plugins *admission.Plugins) {
@@ -105,7 +111,7 @@ type Plugin struct {
 	authorizer     authorizer.Authorizer
 	dynamic        dynamic.Interface
 	stop           <-chan struct{}
-	// crds are the CRDs, indexed by resource (nil until
+	// crds are the CRDs, indexed by resource and by Feature (nil until
 	// ValidateInitialization starts them).
 	crds cache.SharedIndexInformer
 }
@@ -123,7 +129,7 @@ var (
 
 // NewPlugin returns the plugin.
 func NewPlugin() *Plugin {
-	return &Plugin{Handler: admission.NewHandler(admission.Create, admission.Update)}
+	return &Plugin{Handler: admission.NewHandler(admission.Create, admission.Update, admission.Delete)}
 }
 
 // InspectFeatureGates enables the plugin when the FeatureLifecycle gate is
@@ -173,7 +179,7 @@ func (p *Plugin) ValidateInitialization() error {
 	}
 	if p.crds == nil {
 		p.crds = dynamicinformer.NewFilteredDynamicInformer(p.dynamic, crdResource, "", 0,
-			cache.Indexers{crdbindings.ByResource: crdbindings.IndexByResource}, nil).Informer()
+			cache.Indexers{crdbindings.ByResource: crdbindings.IndexByResource, crdbindings.ByFeature: crdbindings.IndexByFeature}, nil).Informer()
 		go p.crds.Run(p.stop)
 	}
 	return nil
@@ -296,9 +302,19 @@ func (p *Plugin) off(b crdbindings.Binding) (bool, string) {
 }
 
 // Validate checks the bindings of a CRD that is created or updated, and
-// that its user may get every Feature it newly binds to.
+// that its user may get every Feature it newly binds to; and refuses
+// deleting a Feature a CRD binds to.
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
-	if !p.enabled || a.GetResource().GroupResource() != crdResource.GroupResource() || a.GetSubresource() != "" {
+	if !p.enabled || a.GetSubresource() != "" {
+		return nil
+	}
+	if a.GetOperation() == admission.Delete {
+		if a.GetResource().GroupResource() == featuresResource {
+			return p.validateFeatureDeletion(ctx, a)
+		}
+		return nil
+	}
+	if a.GetResource().GroupResource() != crdResource.GroupResource() {
 		return nil
 	}
 	crd, err := toV1(a.GetObject())
@@ -333,6 +349,32 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, _ admissi
 		return apierrors.NewInvalid(apiextensions.Kind("CustomResourceDefinition"), a.GetName(), errs)
 	}
 	return nil
+}
+
+// validateFeatureDeletion refuses deleting a Feature that a CRD binds to,
+// naming the CRDs: its fields would be gated by a Feature no one can turn
+// on. The binding is removed from the CRD first.
+func (p *Plugin) validateFeatureDeletion(ctx context.Context, a admission.Attributes) error {
+	if !p.crds.HasSynced() {
+		wait, cancel := context.WithTimeout(ctx, syncTimeout)
+		defer cancel()
+		if !cache.WaitForCacheSync(wait.Done(), p.crds.HasSynced) {
+			return admission.NewForbidden(a, fmt.Errorf("%s: not yet ready to tell which custom resource definitions bind to Features", PluginName))
+		}
+	}
+	objs, err := p.crds.GetIndexer().ByIndex(crdbindings.ByFeature, a.GetNamespace()+"/"+a.GetName())
+	if err != nil || len(objs) == 0 {
+		return nil
+	}
+	var names []string
+	for _, obj := range objs {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			names = append(names, u.GetName())
+		}
+	}
+	sort.Strings(names)
+	return admission.NewForbidden(a, fmt.Errorf("custom resource definitions bind fields to it (%s): remove the bindings from %s first",
+		crdbindings.AnnotationPath, strings.Join(names, ", ")))
 }
 
 // bound says whether one of bindings binds to feature.

@@ -304,3 +304,24 @@ func TestValidateCRDWrites(t *testing.T) {
 		})
 	}
 }
+
+func TestFeatureDeletion(t *testing.T) {
+	p := newPlugin(t, widgetBindings, feature("widget-colors", featuresv1alpha1.FeatureStateOn))
+	for _, tc := range []struct {
+		namespace, name, err string
+	}{
+		{"widgets", "widget-colors", `features.features.k8s.io "widget-colors" is forbidden: custom resource definitions bind fields to it (metadata.annotations[features.k8s.io/gated-fields]): remove the bindings from widgets.example.com first`},
+		{"widgets", "unbound", ""},
+		{"gadgets", "widget-colors", ""},
+	} {
+		a := admission.NewAttributesRecord(nil, feature(tc.name, ""), featuresv1alpha1.SchemeGroupVersion.WithKind("Feature"),
+			tc.namespace, tc.name, featuresv1alpha1.SchemeGroupVersion.WithResource("features"), "", admission.Delete, nil, false, &user.DefaultInfo{Name: "admin"})
+		err := p.Validate(context.Background(), a, nil)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("deleting %s/%s: %v", tc.namespace, tc.name, err)
+		case tc.err != "" && (err == nil || err.Error() != tc.err):
+			t.Errorf("deleting %s/%s: error %v, want %q", tc.namespace, tc.name, err, tc.err)
+		}
+	}
+}

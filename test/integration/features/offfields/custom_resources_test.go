@@ -97,9 +97,9 @@ func waitForState(t *testing.T, client kubernetes.Interface, name string, state 
 	return f
 }
 
-// storedWidgets reads every widget from etcd directly: the JSON the CRD's
-// storage wrote.
-func storedWidgets(t *testing.T) map[string]map[string]interface{} {
+// storedWidgets reads every widget from etcd directly, under the
+// apiserver's prefix: the JSON the CRD's storage wrote.
+func storedWidgets(t *testing.T, prefix string) map[string]map[string]interface{} {
 	t.Helper()
 	client, err := clientv3.New(clientv3.Config{Endpoints: []string{harness.EtcdURL()}, DialTimeout: 10 * time.Second})
 	if err != nil {
@@ -108,7 +108,7 @@ func storedWidgets(t *testing.T) map[string]map[string]interface{} {
 	defer func() { _ = client.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	resp, err := client.Get(ctx, path.Join("/", harness.SharedEtcd().Prefix, "example.com", "widgets", vendor)+"/", clientv3.WithPrefix())
+	resp, err := client.Get(ctx, path.Join("/", prefix, "example.com", "widgets", vendor)+"/", clientv3.WithPrefix())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,11 +141,13 @@ func setDesired(t *testing.T, client kubernetes.Interface, name string, state fe
 // warning, or refused for the enum value; the Gadget Feature holds
 // TurningOff naming the Gadget left, which stays readable, until it is
 // deleted; turned on again, the field is stored again. Whoever may not
-// read the vendor's Features cannot bind a CRD to them.
+// read the vendor's Features cannot bind a CRD to them, and a Feature a CRD
+// binds to cannot be deleted.
 func TestGatedCustomResourceFields(t *testing.T) {
 	const widgets = 1000
 	ctx := context.Background()
-	apiserver := harness.StartAPIServerProcess(t, "apiserver", harness.SharedEtcd().Prefix,
+	prefix := harness.SharedEtcd().Prefix
+	apiserver := harness.StartAPIServerProcess(t, "apiserver", prefix,
 		"--feature-gates=FeatureLifecycle=true", "--runtime-config=features.k8s.io/v1alpha1=true")
 	cfg := apiserver.ClientConfig()
 	seen := &warnings{}
@@ -157,10 +159,11 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: vendor}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"widget-colors", "gadgets"} {
+	for _, gate := range []string{"WidgetColors", "Gadgets"} {
+		name := featuresv1alpha1.FeatureName(gate)
 		if _, err := admin.FeaturesV1alpha1().Features(vendor).Create(ctx, &featuresv1alpha1.Feature{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: vendor},
-			Spec: featuresv1alpha1.FeatureSpec{Gate: name, Management: featuresv1alpha1.FeatureManagementDynamic,
+			Spec: featuresv1alpha1.FeatureSpec{Gate: gate, Management: featuresv1alpha1.FeatureManagementDynamic,
 				Declaration: &featuresv1alpha1.FeatureDeclaration{PreRelease: featuresv1alpha1.FeaturePreReleaseBeta, Default: true}},
 		}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -221,6 +224,11 @@ func TestGatedCustomResourceFields(t *testing.T) {
 			t.Fatalf("%s not established: %v", crd.Name, err)
 		}
 	}
+	// A Feature a CRD binds to cannot be deleted.
+	err = admin.FeaturesV1alpha1().Features(vendor).Delete(ctx, "widget-colors", metav1.DeleteOptions{})
+	if want := "remove the bindings from widgets.example.com first"; !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) {
+		t.Errorf("deleting a Feature a CRD binds to: want 403 with %q, got %v", want, err)
+	}
 	// The first writes of a new resource may find it not yet served.
 	create := func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
 		var err error
@@ -261,7 +269,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("created %d widgets with spec.color and a gadget in %.1fs", widgets, time.Since(start).Seconds())
-	stored := storedWidgets(t)
+	stored := storedWidgets(t, prefix)
 	if len(stored) != widgets || stored["widget-0"]["color"] != "red" || stored["widget-0"]["size"] != "huge" {
 		t.Fatalf("with the Feature On, etcd holds %d widgets, widget-0: %v", len(stored), stored["widget-0"])
 	}
@@ -276,7 +284,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	f := waitForState(t, admin, "widget-colors", featuresv1alpha1.FeatureStateOff, 3*time.Minute, nil)
 	took := time.Since(start)
 	left := 0
-	for name, spec := range storedWidgets(t) {
+	for name, spec := range storedWidgets(t, prefix) {
 		if _, ok := spec["color"]; ok || spec["size"] == "huge" {
 			left++
 			if left < 5 {
@@ -305,7 +313,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if w := seen.take(); strings.Join(w, "\n") != "spec.color was dropped: feature widgets-system/widget-colors is Off" {
 		t.Errorf("warnings of a write of spec.color with its Feature Off: %q", w)
 	}
-	if spec := storedWidgets(t)["late"]; spec["color"] != nil || spec["size"] != "small" {
+	if spec := storedWidgets(t, prefix)["late"]; spec["color"] != nil || spec["size"] != "small" {
 		t.Errorf("stored with the Feature Off: %v", spec)
 	}
 	err = create(widgetsGVR, vendorObject("Widget", "huge", map[string]interface{}{"size": "huge"}))
@@ -338,7 +346,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if err := create(widgetsGVR, vendorObject("Widget", "again", map[string]interface{}{"color": "green", "size": "huge"})); err != nil {
 		t.Fatal(err)
 	}
-	if spec := storedWidgets(t)["again"]; spec["color"] != "green" || spec["size"] != "huge" {
+	if spec := storedWidgets(t, prefix)["again"]; spec["color"] != "green" || spec["size"] != "huge" {
 		t.Errorf("stored with the Feature On again: %v", spec)
 	}
 }
