@@ -16,8 +16,9 @@ limitations under the License.
 
 // Package transitions holds integration tests of the feature lifecycle (KEP-3920):
 // transitions with several kube-apiservers as processes: leader
-// failover, disagreeing and rolling flags, the forget window, resources served
-// while a feature turns off, and the version checks.
+// failover, disagreeing and rolling flags, the forget window, and the
+// version checks (resources served while a feature turns off are package
+// turningoff's).
 package transitions
 
 import (
