@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package offfields
+package customresources
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -150,8 +151,13 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	apiserver := harness.StartAPIServerProcess(t, "apiserver", prefix,
 		"--feature-gates=FeatureLifecycle=true", "--runtime-config=features.k8s.io/v1alpha1=true")
 	cfg := apiserver.ClientConfig()
-	seen := &warnings{}
-	cfg.WarningHandler = seen
+	// Warnings, as kubectl prints them.
+	var seen bytes.Buffer
+	cfg.WarningHandler = restclient.NewWarningWriter(&seen, restclient.WarningWriterOptions{})
+	take := func() string {
+		defer seen.Reset()
+		return strings.TrimSpace(seen.String())
+	}
 	admin := kubernetes.NewForConfigOrDie(cfg)
 	crds := apiextensionsclient.NewForConfigOrDie(cfg)
 	dyn := dynamic.NewForConfigOrDie(cfg)
@@ -273,7 +279,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if len(stored) != widgets || stored["widget-0"]["color"] != "red" || stored["widget-0"]["size"] != "huge" {
 		t.Fatalf("with the Feature On, etcd holds %d widgets, widget-0: %v", len(stored), stored["widget-0"])
 	}
-	if w := seen.take(); len(w) > 0 {
+	if w := take(); w != "" {
 		t.Errorf("warnings with the Features On: %q", w)
 	}
 
@@ -310,7 +316,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if err := create(widgetsGVR, vendorObject("Widget", "late", map[string]interface{}{"color": "blue", "size": "small"})); err != nil {
 		t.Fatal(err)
 	}
-	if w := seen.take(); strings.Join(w, "\n") != "spec.color was dropped: feature widgets-system/widget-colors is Off" {
+	if w := take(); w != "Warning: spec.color was dropped: feature widgets-system/widget-colors is Off" {
 		t.Errorf("warnings of a write of spec.color with its Feature Off: %q", w)
 	}
 	if spec := storedWidgets(t, prefix)["late"]; spec["color"] != nil || spec["size"] != "small" {
