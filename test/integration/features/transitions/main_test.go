@@ -14,11 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package transitions holds integration tests of the feature lifecycle (KEP-3920):
-// transitions with several kube-apiservers as processes: leader
-// failover, disagreeing and rolling flags, the forget window, and the
-// version checks (resources served while a feature turns off are package
-// turningoff's).
+// Package transitions holds integration tests of the feature lifecycle
+// (KEP-3920): a transition across kube-apiserver restarts, and the version
+// checks (several apiservers are package multiapiserver's, resources served
+// while a feature turns off package turningoff's).
 package transitions
 
 import (

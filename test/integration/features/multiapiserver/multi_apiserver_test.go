@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transitions
+package multiapiserver
 
 import (
 	"context"
@@ -43,6 +43,11 @@ import (
 // bounds only reports without a lease; this test has none.)
 const multiWaitPeriod = 20 * time.Second
 
+// transitionGate is an apiserver gate of v1.37.2 that can be flipped safely
+// (beta, default on, not locked, no dependents), as in package transitions.
+const transitionGate = "PodDeletionCost"
+
+// multiFlags are the flags of the apiservers, with transitionGate=value.
 func multiFlags(value string) []string {
 	return []string{"--feature-gates=FeatureLifecycle=true," + transitionGate + "=" + value,
 		"--runtime-config=features.k8s.io/v1alpha1=true",
