@@ -10,6 +10,11 @@
 #   featureflags/kube-scheduler:e2e           and registry.k8s.io/kube-scheduler:<release>
 #   featureflags/etcd:e2e                     and registry.k8s.io/etcd:<etcd version>-0
 #
+# and, when asked by name, the sample third party's operator
+# (staging/src/k8s.io/sample-feature-controller):
+#
+#   featureflags/sample-feature-controller:e2e  and sample-feature-controller:dev
+#
 # <release> is patches/RELEASE (the tags kubeadm of that release expects);
 # the etcd version is the one hack/install-etcd.sh builds (upstream's
 # build/dependencies.yaml).
@@ -21,7 +26,7 @@
 # changed, and an image whose binary and root file system did not change is
 # not rebuilt (its labels record their digests).
 #
-# Usage: hack/build-images.sh [image...]   (default: all four)
+# Usage: hack/build-images.sh [image...]   (default: the four above)
 # Environment: IMAGE_REPO (default featureflags), IMAGE_TAG (default e2e),
 #              DOCKER (default docker).
 set -o errexit -o nounset -o pipefail
@@ -36,13 +41,14 @@ IMAGE_TAG=${IMAGE_TAG:-e2e}
 OUT="${ROOT}/_output/images"
 BIN="${OUT}/bin"
 ALL=(kube-apiserver kube-controller-manager kube-scheduler etcd)
+KNOWN=("${ALL[@]}" sample-feature-controller)
 images=("$@")
 if [[ ${#images[@]} -eq 0 ]]; then
   images=("${ALL[@]}")
 fi
 for image in "${images[@]}"; do
-  if [[ " ${ALL[*]} " != *" ${image} "* ]]; then
-    echo "unknown image ${image}; known: ${ALL[*]}" >&2
+  if [[ " ${KNOWN[*]} " != *" ${image} "* ]]; then
+    echo "unknown image ${image}; known: ${KNOWN[*]}" >&2
     exit 2
   fi
 done
@@ -122,6 +128,8 @@ for image in "${images[@]}"; do
   ref="${IMAGE_REPO}/${image}:${IMAGE_TAG}"
   if [[ "${image}" == etcd ]]; then
     upstream_ref="registry.k8s.io/etcd:${etcd_version}-0"
+  elif [[ "${image}" == sample-feature-controller ]]; then
+    upstream_ref="${image}:dev"  # its Deployment's image
   else
     upstream_ref="registry.k8s.io/${image}:${release}"
   fi
