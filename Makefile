@@ -78,6 +78,7 @@ kind:
 # End-to-end tests on a Docker engine (test/e2e_features): not part of make
 # test. -v prints what they measured.
 test-e2e: build images node-image kind
+	hack/build-images.sh sample-feature-controller
 	hack/test.sh e2e
 
 test-e2e-faults: images

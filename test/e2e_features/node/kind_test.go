@@ -125,7 +125,7 @@ func deleteStaleKindClusters(t *testing.T, kind string, env []string) {
 // installNetwork. Then: every node is Ready, the feature-lifecycle Feature
 // is On, every kubelet reports under its node name, CoreDNS (which reaches
 // kube-apiserver through kube-proxy's service rules) is available, and a
-// pod runs on a worker.
+// pod runs on a worker. Last, kindClusterChecks run on the cluster.
 func TestKindCreateCluster(t *testing.T) {
 	img := requireNodeImage(t)
 	kind := kindBinary(t)
@@ -222,4 +222,21 @@ func TestKindCreateCluster(t *testing.T) {
 		"--overrides", `{"apiVersion":"v1","spec":{"nodeName":"`+workers[0].name+`"}}`)
 	waitTrue(t, cp, start, "pod "+pod+" Ready", 2*time.Minute,
 		"get", "pod", pod, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+
+	for _, check := range kindClusterChecks {
+		check(t, kindCluster{kind: kind, env: env, name: name, cp: cp, start: start})
+	}
 }
+
+// kindCluster is the cluster TestKindCreateCluster made, for its checks.
+type kindCluster struct {
+	kind  string   // the kind binary
+	env   []string // kind's environment
+	name  string   // the cluster's name
+	cp    *node    // its control-plane node
+	start time.Time
+}
+
+// kindClusterChecks run last, in order, on the cluster TestKindCreateCluster
+// made; the files of later commits of the series add theirs.
+var kindClusterChecks []func(*testing.T, kindCluster)
