@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,7 +65,8 @@ const customConflictRetries = 3
 //
 // Each step reads one page (Env.Migration.PageSize) with Env.Dynamic and
 // checkpoints the continue token, so a new leader resumes mid-pass; the
-// rewrites share the apiserver's migration rate limit (Env.Limiter).
+// page's rewrites run Env.Migration.Workers at a time and share the
+// apiserver's migration rate limit (Env.Limiter).
 type CustomResources struct {
 	// CRD is the CRD.
 	CRD crdbindings.CRD
@@ -152,23 +155,36 @@ func (c CustomResources) Step(ctx context.Context, env Env, _ *featuresv1alpha1.
 	if limiter == nil {
 		limiter = migrator.SharedLimiter(env.Migration)
 	}
+	var held []*unstructured.Unstructured
 	for i := range list.Items {
 		cp.Read++
-		obj := &list.Items[i]
-		if !c.holds(obj) {
-			continue
+		if c.holds(&list.Items[i]) {
+			held = append(held, &list.Items[i])
 		}
-		if err := c.clear(ctx, resource, obj, limiter); err != nil {
-			if ctx.Err() != nil {
-				return Outcome{}, ctx.Err()
-			}
-			logger.V(2).Info("Not cleared in this pass", "object", klog.KObj(obj), "err", err)
-			cp.Failed++
-			continue
-		}
-		cp.Cleared++
-		cp.Total++
 	}
+	// The page's rewrites are independent round trips through the API:
+	// Env.Migration.Workers of them at once, as the built-in migrator.
+	var nextObject, cleared, failed atomic.Int64
+	var wg sync.WaitGroup
+	for range min(env.Migration.WithDefaults().Workers, len(held)) {
+		wg.Go(func() {
+			for i := nextObject.Add(1) - 1; i < int64(len(held)) && ctx.Err() == nil; i = nextObject.Add(1) - 1 {
+				if err := c.clear(ctx, resource, held[i], limiter); err != nil {
+					logger.V(2).Info("Not cleared in this pass", "object", klog.KObj(held[i]), "err", err)
+					failed.Add(1)
+					continue
+				}
+				cleared.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
+	cp.Cleared += cleared.Load()
+	cp.Total += cleared.Load()
+	cp.Failed += failed.Load()
 	progress := fmt.Sprintf("pass %d: %d %s read, %d cleared", cp.Pass, cp.Read, c.CRD.Name, cp.Cleared)
 	if cp.Failed > 0 {
 		progress += fmt.Sprintf(", %d left to the next pass", cp.Failed)

@@ -128,6 +128,11 @@ func benchObjects(b *testing.B) int {
 // -benchtime=1x. Ours also reports the 99th percentile of an ordinary GET's
 // latency on the same apiserver while the task ran, over the same once it
 // is idle (get-p99-busy/idle).
+//
+// Then customresources: as many custom resources of a third party, whose
+// CRD binds a field to its Feature, cleared by their TurningOff's task
+// (through the API, see benchCluster.customResources), on the same
+// apiserver; it reports its objects/s over ours' (customresources/builtin).
 func BenchmarkStatefulSetMigration(b *testing.B) {
 	n := benchObjects(b)
 	benchQuietKlog(b)
@@ -148,6 +153,7 @@ func BenchmarkStatefulSetMigration(b *testing.B) {
 		b.Log(setup)
 		c.ours(b)
 	})
+	b.Run(fmt.Sprintf("customresources/widgets=%d", n), c.customResources)
 }
 
 // startStorageVersionMigrator starts kube-controller-manager with
@@ -204,6 +210,9 @@ type benchCluster struct {
 	gateOn bool
 	// migrations counts the StorageVersionMigrations created, to name them.
 	migrations int
+	// oursRate is the objects/s of ours' last run, to compare custom
+	// resources with.
+	oursRate float64
 }
 
 // upstream runs b.N StorageVersionMigrations of the StatefulSets with
@@ -345,7 +354,7 @@ func (c *benchCluster) ours(b *testing.B) {
 			benchSetMaxUnavailable(b, kube, n)
 		}
 		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateOn)
-		w := benchWatchFeature(b, features, feature)
+		w := benchWatchFeature(b, features, "kube-system", feature)
 		c.gateOn = false // from the restart on; it may fail
 		apiserver.Restart(b, benchMigrationFlags(false)...)
 		ready := time.Now()
@@ -353,7 +362,7 @@ func (c *benchCluster) ours(b *testing.B) {
 		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateOff)
 		w.stop()
 		busySamples := busy.stop()
-		active, firstPage, done, err := w.taskTimes()
+		active, firstPage, done, err := w.taskTimes(benchTask)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -384,6 +393,7 @@ func (c *benchCluster) ours(b *testing.B) {
 		}
 	}
 	benchReport(b, n, elapsed)
+	c.oursRate = float64(n) * float64(b.N) / elapsed.Seconds()
 	b.Logf("ours: %d StatefulSets cleared %d time(s) in %.2fs (%s)", n, b.N, elapsed.Seconds(), strings.Join(messages, "; "))
 }
 
@@ -652,11 +662,11 @@ type benchFeatureWatcher struct {
 	obs    []benchObservation
 }
 
-func benchWatchFeature(b *testing.B, client featuresclient.Interface, name string) *benchFeatureWatcher {
+func benchWatchFeature(b *testing.B, client featuresclient.Interface, namespace, name string) *benchFeatureWatcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &benchFeatureWatcher{cancel: cancel, done: make(chan struct{})}
 	b.Cleanup(w.stop)
-	features := client.FeaturesV1alpha1().Features("kube-system")
+	features := client.FeaturesV1alpha1().Features(namespace)
 	go func() {
 		defer close(w.done)
 		for ctx.Err() == nil {
@@ -696,33 +706,33 @@ func (w *benchFeatureWatcher) stop() {
 	<-w.done
 }
 
-// taskTimes returns when the watch saw benchTask become the active task
+// taskTimes returns when the watch saw task become the active task
 // (without a checkpoint), store its first page, and go away. It fails when
 // the watch did not see the task start, e.g. because it connected after the
 // apiserver's restart only once the task was active.
-func (w *benchFeatureWatcher) taskTimes() (active, firstPage, done time.Time, err error) {
+func (w *benchFeatureWatcher) taskTimes(task string) (active, firstPage, done time.Time, err error) {
 	w.mu.Lock()
 	obs := slices.Clone(w.obs)
 	w.mu.Unlock()
 	for _, o := range obs {
 		switch {
-		case o.task == benchTask && active.IsZero():
+		case o.task == task && active.IsZero():
 			if o.checkpoint != "" || o.first {
 				return active, firstPage, done, fmt.Errorf("the watch did not see %s start: first seen with checkpoint %q when the watch connected: %t",
-					benchTask, o.checkpoint, o.first)
+					task, o.checkpoint, o.first)
 			}
 			active = o.at
-		case o.task == benchTask && firstPage.IsZero() && o.checkpoint != "":
+		case o.task == task && firstPage.IsZero() && o.checkpoint != "":
 			var cp struct{ Migration migrator.Checkpoint }
 			if json.Unmarshal([]byte(o.checkpoint), &cp) == nil && cp.Migration.Pages > 0 {
 				firstPage = o.at
 			}
-		case o.task != benchTask && !active.IsZero() && done.IsZero():
+		case o.task != task && !active.IsZero() && done.IsZero():
 			done = o.at
 		}
 	}
 	if active.IsZero() || done.IsZero() {
-		return active, firstPage, done, fmt.Errorf("the watch saw %s from %v to %v in %d versions of the Feature", benchTask, active, done, len(obs))
+		return active, firstPage, done, fmt.Errorf("the watch saw %s from %v to %v in %d versions of the Feature", task, active, done, len(obs))
 	}
 	if firstPage.IsZero() {
 		firstPage = done // one page: it is stored with the end of the task
