@@ -431,7 +431,9 @@ func waitTrue(t *testing.T, n *node, start time.Time, what string, timeout time.
 		return out == "True"
 	}); err != nil {
 		pods, _ := n.kubectl("get", "pods", "-A", "-o", "wide")
-		t.Fatalf("%s: %q after %v\n%s", what, out, timeout, pods)
+		// The last words of kube-system's crashing containers.
+		crashed, _ := n.kubectl("logs", "-n", "kube-system", "-l", "k8s-app=kube-dns", "--previous", "--tail=20", "--prefix")
+		t.Fatalf("%s: %q after %v\n%s\n%s", what, out, timeout, pods, crashed)
 	}
 	t.Logf("%s after %v", what, time.Since(start).Round(time.Second))
 }

@@ -72,17 +72,19 @@ func sampleOperator(t *testing.T, c kindCluster) {
 	if err := os.WriteFile(local, manifests, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := framework.Docker(ctx, "cp", local, cp.name+":/tmp/sample.yaml"); err != nil {
+	// Not /tmp: the node's /tmp is a tmpfs over the directory docker cp writes.
+	if out, err := framework.Docker(ctx, "cp", local, cp.name+":/kind/sample.yaml"); err != nil {
 		t.Fatalf("docker cp: %v\n%s", err, out)
 	}
 	// The Widget's CRD is served shortly after it is created: apply again
 	// until everything is.
 	var out string
+	var applied error
 	if err := poll(time.Minute, func() bool {
-		out, err = cp.kubectl("apply", "-f", "/tmp/sample.yaml")
-		return err == nil
+		out, applied = cp.kubectl("apply", "-f", "/kind/sample.yaml")
+		return applied == nil
 	}); err != nil {
-		t.Fatalf("installing the sample operator: %v\n%s", err, out)
+		t.Fatalf("installing the sample operator: %v\n%s", applied, out)
 	}
 	const ns = "sample-feature-system"
 	waitTrue(t, cp, start, "the sample operator Available", 3*time.Minute,
