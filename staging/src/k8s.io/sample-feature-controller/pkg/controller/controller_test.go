@@ -55,7 +55,11 @@ type fixture struct {
 	t          *testing.T
 	controller *Controller
 	client     *fake.Clientset
-	gate       featuregate.MutableFeatureGate
+	// gate is the controller's own gate (not a global one), which the
+	// test turns gates of on and off.
+	gate interface {
+		SetFromMap(map[string]bool) error
+	}
 }
 
 func newFixture(t *testing.T, kubeObjects []runtime.Object, crs ...runtime.Object) *fixture {
