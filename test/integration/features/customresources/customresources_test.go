@@ -19,16 +19,12 @@ package customresources
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	corev1 "k8s.io/api/core/v1"
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
@@ -96,33 +92,6 @@ func waitForState(t *testing.T, client kubernetes.Interface, name string, state 
 		t.Fatalf("feature %s/%s did not reach %s: %+v", vendor, name, state, f.Status)
 	}
 	return f
-}
-
-// storedWidgets reads every widget from etcd directly, under the
-// apiserver's prefix: the JSON the CRD's storage wrote.
-func storedWidgets(t *testing.T, prefix string) map[string]map[string]interface{} {
-	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{harness.EtcdURL()}, DialTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = client.Close() }()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	resp, err := client.Get(ctx, path.Join("/", prefix, "example.com", "widgets", vendor)+"/", clientv3.WithPrefix())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]map[string]interface{}{}
-	for _, kv := range resp.Kvs {
-		var obj map[string]interface{}
-		if err := json.Unmarshal(kv.Value, &obj); err != nil {
-			t.Fatalf("%s: %v", kv.Key, err)
-		}
-		spec, _ := obj["spec"].(map[string]interface{})
-		out[path.Base(string(kv.Key))] = spec
-	}
-	return out
 }
 
 // setDesired sets the vendor Feature's desired state.
@@ -275,7 +244,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("created %d widgets with spec.color and a gadget in %.1fs", widgets, time.Since(start).Seconds())
-	stored := storedWidgets(t, prefix)
+	stored := harness.StoredSpecs(t, prefix, "example.com", "widgets", vendor)
 	if len(stored) != widgets || stored["widget-0"]["color"] != "red" || stored["widget-0"]["size"] != "huge" {
 		t.Fatalf("with the Feature On, etcd holds %d widgets, widget-0: %v", len(stored), stored["widget-0"])
 	}
@@ -290,7 +259,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	f := waitForState(t, admin, "widget-colors", featuresv1alpha1.FeatureStateOff, 3*time.Minute, nil)
 	took := time.Since(start)
 	left := 0
-	for name, spec := range storedWidgets(t, prefix) {
+	for name, spec := range harness.StoredSpecs(t, prefix, "example.com", "widgets", vendor) {
 		if _, ok := spec["color"]; ok || spec["size"] == "huge" {
 			left++
 			if left < 5 {
@@ -319,7 +288,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if w := take(); w != "Warning: spec.color was dropped: feature widgets-system/widget-colors is Off" {
 		t.Errorf("warnings of a write of spec.color with its Feature Off: %q", w)
 	}
-	if spec := storedWidgets(t, prefix)["late"]; spec["color"] != nil || spec["size"] != "small" {
+	if spec := harness.StoredSpecs(t, prefix, "example.com", "widgets", vendor)["late"]; spec["color"] != nil || spec["size"] != "small" {
 		t.Errorf("stored with the Feature Off: %v", spec)
 	}
 	err = create(widgetsGVR, vendorObject("Widget", "huge", map[string]interface{}{"size": "huge"}))
@@ -352,7 +321,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if err := create(widgetsGVR, vendorObject("Widget", "again", map[string]interface{}{"color": "green", "size": "huge"})); err != nil {
 		t.Fatal(err)
 	}
-	if spec := storedWidgets(t, prefix)["again"]; spec["color"] != "green" || spec["size"] != "huge" {
+	if spec := harness.StoredSpecs(t, prefix, "example.com", "widgets", vendor)["again"]; spec["color"] != "green" || spec["size"] != "huge" {
 		t.Errorf("stored with the Feature On again: %v", spec)
 	}
 }

@@ -20,8 +20,15 @@ limitations under the License.
 package harness
 
 import (
+	"context"
+	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	upstreamframework "k8s.io/kubernetes/test/integration/framework"
@@ -54,4 +61,34 @@ func SharedEtcd() *storagebackend.Config {
 // EtcdURL returns the URL of the etcd the tests run against.
 func EtcdURL() string {
 	return upstreamframework.GetEtcdURL()
+}
+
+// StoredSpecs reads from etcd directly the objects of group's resource in
+// namespace that an apiserver with the key prefix stored as JSON (custom
+// resources), and returns each one's spec by name: what the storage wrote,
+// not what the apiserver's read path makes of it.
+func StoredSpecs(t testing.TB, prefix, group, resource, namespace string) map[string]map[string]interface{} {
+	t.Helper()
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{EtcdURL()}, DialTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = client.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := client.Get(ctx, path.Join("/", prefix, group, resource, namespace)+"/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]interface{}{}
+	for _, kv := range resp.Kvs {
+		var obj struct {
+			Spec map[string]interface{} `json:"spec"`
+		}
+		if err := json.Unmarshal(kv.Value, &obj); err != nil {
+			t.Fatalf("%s: %v", kv.Key, err)
+		}
+		out[path.Base(string(kv.Key))] = obj.Spec
+	}
+	return out
 }

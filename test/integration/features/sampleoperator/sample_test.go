@@ -19,18 +19,14 @@ package sampleoperator
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	corev1 "k8s.io/api/core/v1"
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
@@ -116,34 +112,6 @@ func (a *applier) create(obj *unstructured.Unstructured) error {
 		return !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err), nil
 	})
 	return err
-}
-
-// widgetsInEtcd reads the sample's Widgets from etcd directly: the specs the
-// CRD's storage wrote.
-func widgetsInEtcd(t *testing.T, prefix string) map[string]map[string]interface{} {
-	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{harness.EtcdURL()}, DialTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = client.Close() }()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	resp, err := client.Get(ctx, path.Join("/", prefix, controller.Group, "widgets", namespace)+"/", clientv3.WithPrefix())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]map[string]interface{}{}
-	for _, kv := range resp.Kvs {
-		var obj struct {
-			Spec map[string]interface{} `json:"spec"`
-		}
-		if err := json.Unmarshal(kv.Value, &obj); err != nil {
-			t.Fatalf("%s: %v", kv.Key, err)
-		}
-		out[path.Base(string(kv.Key))] = obj.Spec
-	}
-	return out
 }
 
 // TestSampleOperator installs the sample operator from its manifests
@@ -293,7 +261,7 @@ func TestSampleOperator(t *testing.T) {
 	if want := controller.ForgetColorsTask + " by " + controller.Component; !slices.Contains(tasks, want) {
 		t.Errorf("the tasks seen while widget-colors turned off: %v, want %q among them", tasks, want)
 	}
-	for name, spec := range widgetsInEtcd(t, prefix) {
+	for name, spec := range harness.StoredSpecs(t, prefix, controller.Group, "widgets", namespace) {
 		if _, ok := spec["color"]; ok || spec["size"] == "Huge" {
 			t.Errorf("etcd still holds widget %s with %v", name, spec)
 		}
@@ -374,7 +342,7 @@ func TestSampleOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("the color copied again", time.Minute, func() bool { return configMaps()["widget-again"]["color"] == "red" })
-	if spec := widgetsInEtcd(t, prefix)["again"]; spec["color"] != "red" || spec["size"] != "Huge" {
+	if spec := harness.StoredSpecs(t, prefix, controller.Group, "widgets", namespace)["again"]; spec["color"] != "red" || spec["size"] != "Huge" {
 		t.Errorf("etcd holds the Widget again as %v", spec)
 	}
 
