@@ -129,6 +129,10 @@ func benchObjects(b *testing.B) int {
 // latency on the same apiserver while the task ran, over the same once it
 // is idle (get-p99-busy/idle).
 //
+// Then etcd: the same StatefulSets rewritten in raw etcd, bypassing the
+// apiserver (see benchCluster.etcdRewrite), the physical limit of ours'
+// rate and of what its writes cost an ordinary GET on this machine.
+//
 // Then customresources: as many custom resources of a third party, whose
 // CRD binds a field to its Feature, cleared by their TurningOff's task
 // (through the API, see benchCluster.customResources), on the same
@@ -136,8 +140,9 @@ func benchObjects(b *testing.B) int {
 func BenchmarkStatefulSetMigration(b *testing.B) {
 	n := benchObjects(b)
 	benchQuietKlog(b)
-	apiserver := harness.StartAPIServerProcess(b, "apiserver", harness.SharedEtcd().Prefix, benchMigrationFlags(true)...)
-	c := &benchCluster{apiserver: apiserver, kube: kubernetes.NewForConfigOrDie(apiserver.ClientConfig()),
+	prefix := harness.SharedEtcd().Prefix
+	apiserver := harness.StartAPIServerProcess(b, "apiserver", prefix, benchMigrationFlags(true)...)
+	c := &benchCluster{apiserver: apiserver, etcdPrefix: prefix, kube: kubernetes.NewForConfigOrDie(apiserver.ClientConfig()),
 		features: featuresclient.NewForConfigOrDie(apiserver.ClientConfig()), n: n, gateOn: true}
 	start := time.Now()
 	benchCreateStatefulSets(b, c.kube, n)
@@ -153,6 +158,7 @@ func BenchmarkStatefulSetMigration(b *testing.B) {
 		b.Log(setup)
 		c.ours(b)
 	})
+	b.Run("etcd/"+name, c.etcdRewrite)
 	b.Run(fmt.Sprintf("customresources/widgets=%d", n), c.customResources)
 }
 
@@ -201,8 +207,10 @@ func benchQuietKlog(b *testing.B) {
 // with a larger b.N when a run is shorter than -benchtime).
 type benchCluster struct {
 	apiserver *harness.APIServerProcess
-	kube      kubernetes.Interface
-	features  featuresclient.Interface
+	// etcdPrefix is the apiserver's --etcd-prefix.
+	etcdPrefix string
+	kube       kubernetes.Interface
+	features   featuresclient.Interface
 	// n is the number of StatefulSets.
 	n int
 	// gateOn is whether the apiserver runs with the gate on; then every
