@@ -47,6 +47,7 @@ import (
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	featuresclient "k8s.io/client-go/kubernetes"
+	"k8s.io/features/options"
 	"k8s.io/features/report"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle"
@@ -102,6 +103,13 @@ type scaleCluster struct {
 	// included), which is what the apiserver sends them whatever the
 	// transport.
 	received, bodies atomic.Int64
+	// followed counts the bytes of the bodies of the Features' lists and
+	// watches among bodies: what following desired states costs.
+	followed atomic.Int64
+	// flow: the simulated kubelets follow desired states as well as report
+	// (k8s.io/features/options, as a kubelet does), instead of only
+	// reporting.
+	flow bool
 
 	mu       sync.Mutex
 	kubelets map[string]*simKubelet
@@ -317,12 +325,22 @@ func (c *scaleCluster) startKubelet(node string, off []featuregate.Feature) erro
 	for _, g := range c.gates {
 		gate.Enabled(g)
 	}
-	reporter, err := report.NewReporter(gate, k.client, kubeletReporterOptions(node))
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go reporter.Run(ctx)
+	if c.flow {
+		opts := kubeletReporterOptions(node)
+		component := options.Component{Name: opts.Component, Identity: opts.Identity, HolderLease: opts.HolderLease}
+		if err := (&options.Options{}).Start(ctx, gate, k.client, component); err != nil {
+			cancel()
+			return err
+		}
+	} else {
+		reporter, err := report.NewReporter(gate, k.client, kubeletReporterOptions(node))
+		if err != nil {
+			cancel()
+			return err
+		}
+		go reporter.Run(ctx)
+	}
 	c.mu.Lock()
 	c.kubelets[node] = &simKubelet{client: k.client, gate: gate, cancel: cancel}
 	c.mu.Unlock()
@@ -367,33 +385,42 @@ func (c *scaleCluster) newKubeletClient(node string) (featuresclient.Interface, 
 		return &countingConn{Conn: conn, read: &c.received}, nil
 	}
 	config.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		return bodyCounter{next: rt, read: &c.bodies}
+		return bodyCounter{next: rt, read: &c.bodies, features: &c.followed}
 	}
 	return featuresclient.NewForConfig(config)
 }
 
-// bodyCounter counts the bytes of the bodies of responses.
+// bodyCounter counts the bytes of the bodies of responses, and apart
+// those of requests for Features (lists, watches, gets).
 type bodyCounter struct {
-	next http.RoundTripper
-	read *atomic.Int64
+	next     http.RoundTripper
+	read     *atomic.Int64
+	features *atomic.Int64
 }
 
 func (b bodyCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := b.next.RoundTrip(req)
 	if resp != nil && resp.Body != nil {
-		resp.Body = &countingBody{ReadCloser: resp.Body, read: b.read}
+		body := &countingBody{ReadCloser: resp.Body, read: b.read}
+		if p := req.URL.Path; strings.HasSuffix(p, "/features") || strings.Contains(p, "/features/") {
+			body.also = b.features
+		}
+		resp.Body = body
 	}
 	return resp, err
 }
 
 type countingBody struct {
 	io.ReadCloser
-	read *atomic.Int64
+	read, also *atomic.Int64
 }
 
 func (c *countingBody) Read(p []byte) (int, error) {
 	n, err := c.ReadCloser.Read(p)
 	c.read.Add(int64(n))
+	if c.also != nil {
+		c.also.Add(int64(n))
+	}
 	return n, err
 }
 
@@ -498,6 +525,9 @@ type phase struct {
 	// bytes is what the simulated kubelets read from their connections to
 	// the apiserver; bodies the bodies of its responses among them.
 	bytes, bodies int64
+	// followed is the bodies of the Features' lists and watches among
+	// bodies.
+	followed int64
 	// cpu is the apiserver's CPU time.
 	cpu time.Duration
 	// writes counts etcd writes by resource (the first key segment after
@@ -547,7 +577,7 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 			mu.Unlock()
 		}
 	}()
-	bytes0, bodies0, cpu0, start := c.received.Load(), c.bodies.Load(), c.apiserver.CPUTime(), time.Now()
+	bytes0, bodies0, followed0, cpu0, start := c.received.Load(), c.bodies.Load(), c.followed.Load(), c.apiserver.CPUTime(), time.Now()
 	c.longestGap.Store(0)
 	run()
 	// The phase ends once nothing but leases and events was written for
@@ -562,7 +592,8 @@ func (c *scaleCluster) measure(t testing.TB, name string, quiet time.Duration, r
 	}
 	mu.Lock()
 	end := lastWrite
-	p := phase{name: name, bytes: c.received.Load() - bytes0, bodies: c.bodies.Load() - bodies0, cpu: c.apiserver.CPUTime() - cpu0,
+	p := phase{name: name, bytes: c.received.Load() - bytes0, bodies: c.bodies.Load() - bodies0, followed: c.followed.Load() - followed0,
+		cpu:    c.apiserver.CPUTime() - cpu0,
 		writes: maps.Clone(writes), featureWrites: maps.Clone(featureWrites), elapsed: end.Sub(start),
 		longestGap: time.Duration(c.longestGap.Load()), leaseDuration: c.leaseDuration}
 	mu.Unlock()

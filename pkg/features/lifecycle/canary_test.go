@@ -1,0 +1,64 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/component-base/featuregate"
+)
+
+// TestCanariesApplyWhileRunning: a gate that can canary is one whose
+// desired state the components follow from its Feature (Central or
+// Dynamic) and apply while running.
+func TestCanariesApplyWhileRunning(t *testing.T) {
+	for gate, c := range Canaries {
+		m, ok := Managements[gate]
+		if !ok || (!m.Central && !m.Dynamic) {
+			t.Errorf("%s can canary on %s but its components do not follow its Feature (Managements: %+v)", gate, c, m)
+		}
+		if !AppliesWhileRunning(gate) {
+			t.Errorf("%s can canary on %s but does not apply while running", gate, c)
+		}
+		if c == 0 || c&^(CanaryNodes|CanaryAPIServers) != 0 {
+			t.Errorf("%s: scope %d names no known components", gate, c)
+		}
+	}
+}
+
+func TestCanCanary(t *testing.T) {
+	if err := CanCanary("ExtendWebSocketsToKubelet", CanaryNodes); err != nil {
+		t.Errorf("ExtendWebSocketsToKubelet on nodes: %v", err)
+	}
+	for _, tc := range []struct {
+		gate  string
+		scope Canary
+		want  string
+	}{
+		{"ExtendWebSocketsToKubelet", CanaryAPIServers,
+			"ExtendWebSocketsToKubelet cannot canary on apiservers, only on nodes (gates that can: ExtendWebSocketsToKubelet (nodes))"},
+		{"ExtendWebSocketsToKubelet", CanaryNodes | CanaryAPIServers, "cannot canary on nodes and apiservers, only on nodes"},
+		{"PodDeletionCost", CanaryNodes, "PodDeletionCost cannot be rolled out in steps: the lifecycle registry does not declare it safe to canary"},
+		{"ExtendWebSocketsToKubelet", 0, "names no components"},
+	} {
+		err := CanCanary(featuregate.Feature(tc.gate), tc.scope)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s on %s: %v, want an error containing %q", tc.gate, tc.scope, err, tc.want)
+		}
+	}
+}
