@@ -57,9 +57,9 @@ type Spec struct {
 	// Thresholds bound what a step may cost.
 	Thresholds Thresholds
 	// ReportTimeout is how long the cohort has, from the start of a step,
-	// to report the new value before the step fails.
+	// to report the new value before the step fails (0: no limit).
 	ReportTimeout time.Duration
-	// Interval is how often a step is analysed.
+	// Interval is how often a step is analysed (0: 30 s).
 	Interval time.Duration
 	// Undoable: the feature declares that it can be undone (its tasks
 	// exist, or it has none), so a failed step rolls the cohort back.
@@ -160,6 +160,9 @@ func Next(spec Spec, st Status, ranks []uint64, v Verdict, now time.Time) (Statu
 	if spec.Paused {
 		if st.Phase != Paused || st.Reason != ReasonPausedByAdmin {
 			st.Phase, st.Reason, st.Message = Paused, ReasonPausedByAdmin, fmt.Sprintf("paused at step %d of %d", st.Step+1, len(spec.Steps))
+			if st.Step < 0 {
+				st.Message = "paused before the first step"
+			}
 		}
 		return st, 0
 	}

@@ -228,6 +228,15 @@ func TestPauseResumeAbort(t *testing.T) {
 	}
 }
 
+func TestPausedBeforeTheFirstStep(t *testing.T) {
+	spec := testSpec(true)
+	spec.Paused = true
+	st, _ := Next(spec, NotStarted(), newFleet(20, false).ranks, Verdict{}, time.Now())
+	if st.Phase != Paused || st.Step != -1 || !st.Cohort.Empty() || st.Message != "paused before the first step" {
+		t.Errorf("paused before it began: %+v, want Paused with nobody", st)
+	}
+}
+
 func TestNoSteps(t *testing.T) {
 	st, _ := Next(Spec{}, NotStarted(), nil, Verdict{}, time.Now())
 	if st.Phase != Paused || st.Reason != ReasonNoSteps {
