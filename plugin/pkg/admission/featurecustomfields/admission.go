@@ -59,6 +59,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -276,6 +277,18 @@ func (p *Plugin) crdOf(ctx context.Context, gr schema.GroupResource) (crdbinding
 	return crd, ok, nil
 }
 
+// featureExists says whether the Feature namespace/name exists: in the
+// plugin's cache, or else in a live read, since a Feature created just
+// before the CRD (manifests applied in one go) may not have reached the
+// cache yet. Only a read that finds nothing says it does not.
+func (p *Plugin) featureExists(ctx context.Context, namespace, name string) bool {
+	if _, err := p.features.Features(namespace).Get(name); err == nil {
+		return true
+	}
+	_, err := p.dynamic.Resource(featuresv1alpha1.SchemeGroupVersion.WithResource("features")).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	return !apierrors.IsNotFound(err)
+}
+
 // off says whether the Feature of b is off, and in what words: Off or
 // TurningOff, asked Off (or declared off by default) before its leader
 // stated it, or missing.
@@ -340,7 +353,7 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, _ admissi
 					fmt.Sprintf("user %q may not get feature %s%s: only who may read a Feature binds fields to it", a.GetUserInfo().GetName(), b.Feature, why)))
 				continue
 			}
-			if _, err := p.features.Features(namespace).Get(name); err != nil {
+			if !p.featureExists(ctx, namespace, name) {
 				warning.AddWarning(ctx, "", fmt.Sprintf("%s: feature %s does not exist: what is bound to it is off until it is On", crdbindings.AnnotationPath.Index(i).Child("feature"), b.Feature))
 			}
 		}

@@ -305,6 +305,34 @@ func TestValidateCRDWrites(t *testing.T) {
 	}
 }
 
+// A Feature created just before the CRD that binds to it (manifests applied
+// in one go) may not have reached the plugin's cache: a live read finds it,
+// and the CRD's write is not warned about.
+func TestFeatureNotYetCached(t *testing.T) {
+	p := newPlugin(t, widgetBindings)
+	created := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "features.k8s.io/v1alpha1", "kind": "Feature",
+		"metadata": map[string]interface{}{"namespace": "widgets", "name": "new-colors"},
+	}}
+	p.SetDynamicClient(dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), created))
+	crd := &apiextensions.CustomResourceDefinition{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(
+		widgetCRD(`[{"path": "spec.color", "feature": "widgets/new-colors"}, {"path": "spec.size", "feature": "widgets/absent"}]`), crd, nil); err != nil {
+		t.Fatal(err)
+	}
+	var warnings recorder
+	ctx := warning.WithWarningRecorder(context.Background(), &warnings)
+	a := admission.NewAttributesRecord(crd, nil, apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"),
+		"", "widgets.example.com", crdResource, "", admission.Create, nil, false, &user.DefaultInfo{Name: "widget-admin"})
+	if err := p.Validate(ctx, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"metadata.annotations[features.k8s.io/gated-fields][1].feature: feature widgets/absent does not exist: what is bound to it is off until it is On"}
+	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings %q, want only the one about the Feature that does not exist: %q", warnings, want)
+	}
+}
+
 func TestFeatureDeletion(t *testing.T) {
 	p := newPlugin(t, widgetBindings, feature("widget-colors", featuresv1alpha1.FeatureStateOn))
 	for _, tc := range []struct {
