@@ -194,50 +194,15 @@ func storedSize(b *testing.B, e *migratortest.Etcd, store *genericregistry.Store
 	return len(resp.Kvs[0].Value)
 }
 
-// rawListChunk is the page size of rawRewrite, the migrator's list size.
+// rawListChunk is the page size of the raw rewrite, the migrator's list
+// size.
 const rawListChunk = 100
 
-// rawRewrite rewrites every key under prefix to value, as the migrator does
-// but in raw etcd: pages of rawListChunk keys are read one after the other
-// (the next while the previous one is written), and benchWorkers writers put
-// each key back in a transaction that compares its mod revision.
+// rawRewrite rewrites every key under prefix to value in raw etcd
+// (migratortest.RawRewrite), with the benchmark's writers.
 func rawRewrite(b *testing.B, client *clientv3.Client, prefix, value string) {
-	ctx := context.Background()
-	work := make(chan *mvccpb.KeyValue, rawListChunk)
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for range benchWorkers {
-		wg.Go(func() {
-			for kv := range work {
-				resp, err := client.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(string(kv.Key)), "=", kv.ModRevision)).
-					Then(clientv3.OpPut(string(kv.Key), value)).Commit()
-				if err == nil && !resp.Succeeded {
-					err = fmt.Errorf("%s changed meanwhile", kv.Key)
-				}
-				if err != nil {
-					failed.CompareAndSwap(nil, err)
-				}
-			}
-		})
-	}
-	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
-	for {
-		resp, err := client.Get(ctx, from, clientv3.WithRange(end), clientv3.WithLimit(rawListChunk))
-		if err != nil {
-			failed.CompareAndSwap(nil, err)
-			break
-		}
-		for _, kv := range resp.Kvs {
-			work <- kv
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			break
-		}
-		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
-	}
-	close(work)
-	wg.Wait()
-	if err, ok := failed.Load().(error); ok {
+	if _, err := migratortest.RawRewrite(context.Background(), client, prefix, rawListChunk, benchWorkers,
+		func(*mvccpb.KeyValue) string { return value }); err != nil {
 		b.Fatal(err)
 	}
 }

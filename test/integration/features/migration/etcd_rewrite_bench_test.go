@@ -20,8 +20,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +27,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
 	"k8s.io/kubernetes/test/integration/features/harness"
 )
 
@@ -56,9 +55,15 @@ func (c *benchCluster) etcdRewrite(b *testing.B) {
 	for range b.N {
 		busy := benchProbeGets(c.kube)
 		start := time.Now()
-		written := rewriteStored(b, client, prefix, int(options.PageSize), options.Workers)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		written, err := migratortest.RawRewrite(ctx, client, prefix, int(options.PageSize), options.Workers,
+			func(kv *mvccpb.KeyValue) string { return string(kv.Value) })
 		took := time.Since(start)
+		cancel()
 		busySamples := busy.stop()
+		if err != nil {
+			b.Fatal(err)
+		}
 		if written != c.n {
 			b.Fatalf("rewrote %d keys under %s, want the %d StatefulSets", written, prefix, c.n)
 		}
@@ -80,54 +85,4 @@ func (c *benchCluster) etcdRewrite(b *testing.B) {
 		b.ReportMetric(c.oursRate/rate, "ours/etcd")
 	}
 	b.Logf("etcd: %d stored StatefulSets rewritten in raw etcd %d time(s) (%s)", c.n, b.N, messages)
-}
-
-// rewriteStored puts every key under prefix back with its stored value and
-// returns how many it wrote: pages of pageSize keys are read one after the
-// other (the next while the previous one is written), and workers writers
-// put each key back in a transaction that compares its mod revision.
-func rewriteStored(b *testing.B, client *clientv3.Client, prefix string, pageSize, workers int) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	work := make(chan *mvccpb.KeyValue, pageSize)
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	var written atomic.Int64
-	for range workers {
-		wg.Go(func() {
-			for kv := range work {
-				resp, err := client.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(string(kv.Key)), "=", kv.ModRevision)).
-					Then(clientv3.OpPut(string(kv.Key), string(kv.Value))).Commit()
-				if err == nil && !resp.Succeeded {
-					err = fmt.Errorf("%s changed meanwhile", kv.Key)
-				}
-				if err != nil {
-					failed.CompareAndSwap(nil, err)
-					continue
-				}
-				written.Add(1)
-			}
-		})
-	}
-	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
-	for {
-		resp, err := client.Get(ctx, from, clientv3.WithRange(end), clientv3.WithLimit(int64(pageSize)))
-		if err != nil {
-			failed.CompareAndSwap(nil, err)
-			break
-		}
-		for _, kv := range resp.Kvs {
-			work <- kv
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			break
-		}
-		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
-	}
-	close(work)
-	wg.Wait()
-	if err, ok := failed.Load().(error); ok {
-		b.Fatal(err)
-	}
-	return int(written.Load())
 }

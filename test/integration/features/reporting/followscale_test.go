@@ -66,17 +66,7 @@ func runFollowScenario(t testing.TB, n int) followFigures {
 		t.Fatalf("%s did not become Dynamic: %v", followGate, err)
 	}
 	before := c.defaults[followGate]
-	settled := func(want func(featuregate.Feature) bool) {
-		var last string
-		err := wait.PollUntilContextTimeout(ctx, time.Second, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
-			ok, why, err := c.kubeletsSettled(ctx, want)
-			last = why
-			return ok, err
-		})
-		if err != nil {
-			t.Fatalf("uses did not settle: %v: %s", err, last)
-		}
-	}
+	settled := func(want func(featuregate.Feature) bool) { c.waitSettled(t, want) }
 	var fig followFigures
 	c.connectKubelets(t)
 	fig.start = c.measure(t, "start", 5*time.Second, func() {

@@ -506,6 +506,21 @@ func (c *scaleCluster) kubeletsSettled(ctx context.Context, want func(featuregat
 	return true, "", nil
 }
 
+// waitSettled waits until the kubelets' uses are settled with the values
+// want gives (kubeletsSettled).
+func (c *scaleCluster) waitSettled(t testing.TB, want func(featuregate.Feature) bool) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		ok, why, err := c.kubeletsSettled(ctx, want)
+		last = why
+		return ok, err
+	})
+	if err != nil {
+		t.Fatalf("uses did not settle: %v: %s", err, last)
+	}
+}
+
 // featureConverged says whether gate's Feature is in its final state want
 // and Converged.
 func (c *scaleCluster) featureConverged(ctx context.Context, gate string, want featuresv1alpha1.FeatureState) (bool, error) {
@@ -645,17 +660,7 @@ func runScaleScenario(t testing.TB, n int, flags ...string) scaleFigures {
 	c := startScaleCluster(t, n, flags...)
 	fig := scaleFigures{nodes: n}
 	ctx := context.Background()
-	settled := func(want func(featuregate.Feature) bool) {
-		var last string
-		err := wait.PollUntilContextTimeout(ctx, time.Second, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
-			ok, why, err := c.kubeletsSettled(ctx, want)
-			last = why
-			return ok, err
-		})
-		if err != nil {
-			t.Fatalf("uses did not settle: %v: %s", err, last)
-		}
-	}
+	settled := func(want func(featuregate.Feature) bool) { c.waitSettled(t, want) }
 	// Every kubelet starts with every gate at its default.
 	defaults := func(g featuregate.Feature) bool { return c.defaults[g] }
 	c.connectKubelets(t)
