@@ -15,12 +15,15 @@ limitations under the License.
 */
 
 // Command kubectl-features is a kubectl plugin (put it on PATH and run
-// kubectl features ...) for the feature lifecycle. Its one command,
-// check, tells whether the cluster's kube-apiservers can move to another
-// emulation version: every blocker with what to do, and what the move
-// changes. It exits 1 when something blocks the move.
+// kubectl features ...) for the feature lifecycle. check tells whether the
+// cluster's kube-apiservers can move to another emulation version: every
+// blocker with what to do, and what the move changes; it exits 1 when
+// something blocks the move. rollout drives the rollout in steps of a
+// Dynamic Feature (start, status, pause, resume, abort).
 //
 //	kubectl features check --to-version 1.36
+//	kubectl features rollout start ExtendWebSocketsToKubelet --to On
+//	kubectl features rollout status -w ExtendWebSocketsToKubelet
 package main
 
 import (
@@ -33,7 +36,7 @@ import (
 
 func main() {
 	if err := app.NewCommand(os.Stdout).Execute(); err != nil {
-		if !errors.Is(err, app.ErrBlocked) {
+		if !errors.Is(err, app.ErrBlocked) && !errors.Is(err, app.ErrRolloutStopped) {
 			fmt.Fprintln(os.Stderr, "error:", err)
 		}
 		os.Exit(1)

@@ -234,6 +234,8 @@ type Controller struct {
 	nodeLeaseInformer cache.SharedIndexInformer
 	// residue is the scan for stored data of Off Features (residue.go).
 	residue *residueScanner
+	// rollouts runs the canary rollouts of Dynamic Features (rollouts.go).
+	rollouts *rollouts
 	// versionChanges are what changes between the versions this binary
 	// emulates, for the UpgradeSafe and DowngradeSafe conditions
 	// (versionsafety.go); nil sets none.
@@ -312,6 +314,11 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
+	rollouts, err := newRollouts(kubeClient, opts.Resync, c.reports, c.enqueueRolling)
+	if err != nil {
+		return nil, err
+	}
+	c.rollouts = rollouts
 	c.residue = &residueScanner{c: c, pageInterval: opts.ResidueScanPageInterval, found: map[string]residueFound{}, uses: map[string]string{}}
 	if vc, err := inventory.LoadVersionChanges(); err == nil {
 		c.versionChanges = vc
@@ -393,6 +400,19 @@ func (c *Controller) enqueueAll() {
 	}
 }
 
+// enqueueRolling enqueues the Features whose rollout is not over.
+func (c *Controller) enqueueRolling() {
+	features, err := c.lister.Features(KubeNamespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, f := range features {
+		if rolling(f) {
+			c.queue.Add(leader.Key(f))
+		}
+	}
+}
+
 // reportChanged indexes a FeatureReport and enqueues the Features whose
 // uses it changes.
 func (c *Controller) reportChanged(obj any) {
@@ -431,8 +451,9 @@ func (c *Controller) Run(ctx context.Context) {
 	go c.leaseInformer.RunWithContext(ctx)
 	go c.tombstoneInformer.RunWithContext(ctx)
 	go c.nodeLeaseInformer.RunWithContext(ctx)
+	go c.rollouts.informer.RunWithContext(ctx)
 	synced := []cache.InformerSynced{c.informers.Features().V1alpha1().Features().Informer().HasSynced,
-		c.reportInformer.HasSynced, c.reportsIndexed, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced}
+		c.reportInformer.HasSynced, c.reportsIndexed, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced, c.rollouts.informer.HasSynced}
 	if c.crds != nil {
 		go c.crds.run(ctx)
 		synced = append(synced, c.crds.informer.HasSynced)
@@ -621,6 +642,16 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	var after outbox
 	status, requeue := c.nextStatus(ctx, f, spec, vote, now, &after)
+	wait, event, err := c.rollouts.sync(f, status, now)
+	if err != nil {
+		return 0, err
+	}
+	if event != nil {
+		after.add(func() { c.recorder.Event(f, event.eventType, event.reason, event.message) })
+	}
+	if wait > 0 && (requeue == 0 || wait < requeue) {
+		requeue = wait
+	}
 	if wait := c.holdSampleChange(stored, status, now); wait > 0 && (requeue == 0 || wait < requeue) {
 		requeue = wait
 	}

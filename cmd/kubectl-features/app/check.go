@@ -44,7 +44,7 @@ func NewCommand(out io.Writer) *cobra.Command {
 	overrides := &clientcmd.ConfigOverrides{}
 	root := &cobra.Command{
 		Use:           "kubectl-features",
-		Short:         "Inspect the feature lifecycle (features.k8s.io) of a cluster",
+		Short:         "Inspect the feature lifecycle (features.k8s.io) of a cluster and drive rollouts in steps",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -82,7 +82,13 @@ when something blocks the move.`,
 	check.Flags().StringVar(&to, "to-version", "", "The emulation version to move to, major.minor (e.g. 1.36).")
 	check.Flags().Var(cliflag.NewMapStringBool(&gates), "feature-gates", "The --feature-gates the kube-apiservers will run with at the target version (e.g. ClusterTrustBundle=true); a gate set on the command line now is assumed to stay set.")
 	check.Flags().StringVarP(&namespace, "namespace", "n", "kube-system", "The namespace of the cluster's Features.")
-	root.AddCommand(check)
+	root.AddCommand(check, newRolloutCommand(out, func() (featuresclient.Interface, error) {
+		config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(loading, overrides).ClientConfig()
+		if err != nil {
+			return nil, err
+		}
+		return featuresclient.NewForConfig(config)
+	}))
 	return root
 }
 

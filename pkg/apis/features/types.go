@@ -61,6 +61,30 @@ type FeatureSpec struct {
 	DesiredState FeatureDesiredState
 	Management   FeatureManagement
 	Declaration  *FeatureDeclaration
+	Rollout      *FeatureRollout
+}
+
+// FeatureRollout is how a change of a Feature's desired state rolls out.
+type FeatureRollout struct {
+	Steps    []FeatureRolloutStep
+	Paused   bool
+	Abort    bool
+	Analysis *FeatureRolloutAnalysis
+}
+
+// FeatureRolloutStep is one step of a rollout.
+type FeatureRolloutStep struct {
+	Count       int32
+	Percent     int32
+	Selector    *metav1.LabelSelector
+	SoakSeconds *int32
+}
+
+// FeatureRolloutAnalysis bounds what a step of a rollout may cost.
+type FeatureRolloutAnalysis struct {
+	IntervalSeconds      *int32
+	ReportTimeoutSeconds *int32
+	MaxNotReady          int32
 }
 
 // FeatureDeclaration is what a third party declares about one of its gates.
@@ -121,6 +145,36 @@ type FeatureStatus struct {
 	Conditions          []metav1.Condition
 	ObservedGeneration  int64
 	AppliesWhileRunning bool
+	Rollout             *FeatureRolloutStatus
+}
+
+// FeatureRolloutPhase is where a rollout stands.
+type FeatureRolloutPhase string
+
+// FeatureRolloutScope names the components a rollout picks its cohort from.
+type FeatureRolloutScope string
+
+// FeatureRolloutStatus is where a rollout stands and who has the new value.
+type FeatureRolloutStatus struct {
+	Phase         FeatureRolloutPhase
+	Scope         FeatureRolloutScope
+	From          FeatureDesiredState
+	To            FeatureDesiredState
+	Step          int32
+	StepStartTime *metav1.Time
+	Cohort        FeatureCohort
+	Candidates    int32
+	Members       int32
+	Reason        string
+	Message       string
+}
+
+// FeatureCohort is who has the new value of a rollout.
+type FeatureCohort struct {
+	Seed      string
+	All       bool
+	Below     string
+	Selectors []metav1.LabelSelector
 }
 
 // FeatureTask is one step a transition has to complete.

@@ -32,7 +32,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 	featuresoptions "k8s.io/features/options"
@@ -122,6 +125,19 @@ func (k *KubeletFlow) Connect(ctx context.Context, client kubernetes.Interface, 
 		return
 	}
 	lease := &featuresv1alpha1.FeatureReportLease{Namespace: corev1.NamespaceNodeLease, Name: nodeName}
+	// The node's labels, which a rollout in steps may select nodes by: a
+	// watch of this node alone, as the kubelet's own node informer has.
+	nodes := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", nodeName).String()
+	}))
+	lister := nodes.Core().V1().Nodes().Lister()
+	nodes.Start(ctx.Done())
+	k.flow.SetNodeLabels(func() labels.Set {
+		if node, err := lister.Get(nodeName); err == nil {
+			return node.Labels
+		}
+		return nil
+	})
 	if err := k.flow.Start(ctx, client, nodeName, lease); err != nil {
 		klog.FromContext(ctx).Error(err, "Starting the feature lifecycle client", "component", Kubelet, "node", nodeName)
 	}

@@ -17,17 +17,16 @@ limitations under the License.
 package lifecycle
 
 import (
-	"strings"
 	"testing"
 
-	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/features/lifecycle/canary"
 )
 
 // TestCanariesApplyWhileRunning: a gate that can canary is one whose
 // desired state the components follow from its Feature (Central or
 // Dynamic) and apply while running.
 func TestCanariesApplyWhileRunning(t *testing.T) {
-	for gate, c := range Canaries {
+	for gate, c := range canary.Gates {
 		m, ok := Managements[gate]
 		if !ok || (!m.Central && !m.Dynamic) {
 			t.Errorf("%s can canary on %s but its components do not follow its Feature (Managements: %+v)", gate, c, m)
@@ -35,30 +34,8 @@ func TestCanariesApplyWhileRunning(t *testing.T) {
 		if !AppliesWhileRunning(gate) {
 			t.Errorf("%s can canary on %s but does not apply while running", gate, c)
 		}
-		if c == 0 || c&^(CanaryNodes|CanaryAPIServers) != 0 {
+		if c == 0 || c&^(canary.Nodes|canary.APIServers) != 0 {
 			t.Errorf("%s: scope %d names no known components", gate, c)
-		}
-	}
-}
-
-func TestCanCanary(t *testing.T) {
-	if err := CanCanary("ExtendWebSocketsToKubelet", CanaryNodes); err != nil {
-		t.Errorf("ExtendWebSocketsToKubelet on nodes: %v", err)
-	}
-	for _, tc := range []struct {
-		gate  string
-		scope Canary
-		want  string
-	}{
-		{"ExtendWebSocketsToKubelet", CanaryAPIServers,
-			"ExtendWebSocketsToKubelet cannot canary on apiservers, only on nodes (gates that can: ExtendWebSocketsToKubelet (nodes))"},
-		{"ExtendWebSocketsToKubelet", CanaryNodes | CanaryAPIServers, "cannot canary on nodes and apiservers, only on nodes"},
-		{"PodDeletionCost", CanaryNodes, "PodDeletionCost cannot be rolled out in steps: the lifecycle registry does not declare it safe to canary"},
-		{"ExtendWebSocketsToKubelet", 0, "names no components"},
-	} {
-		err := CanCanary(featuregate.Feature(tc.gate), tc.scope)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s on %s: %v, want an error containing %q", tc.gate, tc.scope, err, tc.want)
 		}
 	}
 }

@@ -49,6 +49,7 @@ var featureColumnDefinitions = []metav1.TableColumnDefinition{
 	{Name: "Version", Type: "string", Priority: 1, Description: "The emulation version the status holds for (status.version)."},
 	{Name: "Upgrade", Type: "string", Priority: 1, Description: "Whether the feature allows raising the emulation version by one: Safe, the reason it blocks it, or <unknown> (the UpgradeSafe condition)."},
 	{Name: "Downgrade", Type: "string", Priority: 1, Description: "Whether the feature allows lowering the emulation version by one: Safe, the reason it blocks it, or <unknown> (the DowngradeSafe condition)."},
+	{Name: "Rollout", Type: "string", Priority: 1, Description: "Where a rollout in steps stands: its phase, step and cohort of nodes, e.g. Progressing 2/5 (2 of 20 nodes) (status.rollout)."},
 }
 
 func printFeature(f *features.Feature, _ printers.GenerateOptions) ([]metav1.TableRow, error) {
@@ -65,6 +66,7 @@ func printFeature(f *features.Feature, _ printers.GenerateOptions) ([]metav1.Tab
 		featureOrNone(f.Status.Version),
 		featureSafetyCell(f.Status.Conditions, featuresv1alpha1.FeatureConditionUpgradeSafe),
 		featureSafetyCell(f.Status.Conditions, featuresv1alpha1.FeatureConditionDowngradeSafe),
+		featureRolloutCell(f),
 	)
 	return []metav1.TableRow{row}, nil
 }
@@ -108,6 +110,26 @@ func featureTasksCell(tasks []features.FeatureTask) string {
 	}
 	return fmt.Sprintf("%s (1/%d)", tasks[0].Name, len(tasks))
 }
+
+// featureRolloutCell shows where a rollout in steps stands, e.g.
+// "Progressing 2/5 (2 of 20 nodes)"; "<none>" without spec.rollout.
+func featureRolloutCell(f *features.Feature) string {
+	r := f.Status.Rollout
+	switch {
+	case f.Spec.Rollout == nil:
+		return "<none>"
+	case r == nil || r.To != f.Spec.DesiredState:
+		return "Starting"
+	}
+	steps := len(f.Spec.Rollout.Steps)
+	if steps == 0 {
+		steps = DefaultRolloutSteps
+	}
+	return fmt.Sprintf("%s %d/%d (%d of %d nodes)", r.Phase, r.Step, steps, r.Members, r.Candidates)
+}
+
+// DefaultRolloutSteps is how many steps a rollout that sets none has.
+const DefaultRolloutSteps = 5
 
 // featureSafetyCell shows a version safety condition: "Safe", the reason it is
 // False (e.g. "TurnsOffAtTarget"), or "<unknown>".

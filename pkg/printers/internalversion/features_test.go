@@ -43,6 +43,7 @@ var wantFeatureColumns = []struct {
 	{"Version", 1},
 	{"Upgrade", 1},
 	{"Downgrade", 1},
+	{"Rollout", 1},
 }
 
 // printedFeature returns a Feature created two hours ago. Upstream's
@@ -141,7 +142,7 @@ func TestPrintFeature(t *testing.T) {
 		{
 			name:    "full",
 			feature: printedFeature(),
-			want:    []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>"},
+			want:    []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
 		},
 		{
 			name: "default false, one task",
@@ -159,7 +160,7 @@ func TestPrintFeature(t *testing.T) {
 				}
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "Off", "Off", "Alpha", "false", "clear-fields (1/1)", "90s", "MaxUnavailableStatefulSet", "1.36", "Safe", "TurnsOffAtTarget"},
+			want: []string{"max-unavailable-stateful-set", "Off", "Off", "Alpha", "false", "clear-fields (1/1)", "90s", "MaxUnavailableStatefulSet", "1.36", "Safe", "TurnsOffAtTarget", "<none>"},
 		},
 		{
 			name: "a task its owner completes",
@@ -168,7 +169,7 @@ func TestPrintFeature(t *testing.T) {
 				f.Status.Tasks = []features.FeatureTask{{Name: "migrate-widgets", Owner: "widget-controller"}}
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "migrate-widgets (1/1, by widget-controller)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>"},
+			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "migrate-widgets (1/1, by widget-controller)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
 		},
 		{
 			name: "ten hours old",
@@ -177,12 +178,23 @@ func TestPrintFeature(t *testing.T) {
 				f.CreationTimestamp = metav1.NewTime(time.Now().Add(-10 * time.Hour))
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "10h", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>"},
+			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "10h", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
+		},
+		{
+			name: "rolling out in steps",
+			feature: func() *features.Feature {
+				f := printedFeature()
+				f.Spec.Rollout = &features.FeatureRollout{}
+				f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", From: features.FeatureDesiredStateOff,
+					To: f.Spec.DesiredState, Step: 2, Members: 2, Candidates: 20}
+				return f
+			}(),
+			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "Progressing 2/5 (2 of 20 nodes)"},
 		},
 		{
 			name:    "empty",
 			feature: &features.Feature{},
-			want:    []string{"", "<none>", "<none>", "<none>", "<unknown>", "<none>", "<unknown>", "", "<none>", "<unknown>", "<unknown>"},
+			want:    []string{"", "<none>", "<none>", "<none>", "<unknown>", "<none>", "<unknown>", "", "<none>", "<unknown>", "<unknown>", "<none>"},
 		},
 	}
 	for _, tc := range tests {
@@ -225,9 +237,9 @@ func TestPrintFeatureList(t *testing.T) {
 		t.Errorf("table resourceVersion: got %q, want %q", table.ResourceVersion, "42")
 	}
 	want := [][]string{
-		{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>"},
-		{"hpa-scale-to-zero", "Off", "<none>", "<none>", "<unknown>", "<none>", "120m", "HPAScaleToZero", "<none>", "<unknown>", "<unknown>"},
-		{"kmsv2", "<none>", "On", "GA", "true", "<none>", "<unknown>", "KMSv2", "<none>", "<unknown>", "<unknown>"},
+		{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
+		{"hpa-scale-to-zero", "Off", "<none>", "<none>", "<unknown>", "<none>", "120m", "HPAScaleToZero", "<none>", "<unknown>", "<unknown>", "<none>"},
+		{"kmsv2", "<none>", "On", "GA", "true", "<none>", "<unknown>", "KMSv2", "<none>", "<unknown>", "<unknown>", "<none>"},
 	}
 	if len(table.Rows) != len(want) {
 		t.Fatalf("got %d rows, want %d", len(table.Rows), len(want))

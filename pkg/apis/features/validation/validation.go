@@ -145,6 +145,9 @@ func validateSpec(spec *features.FeatureSpec, namespace string, fldPath *field.P
 	if spec.Declaration != nil {
 		allErrs = append(allErrs, validateDeclaration(spec.Declaration, namespace, fldPath.Child("declaration"))...)
 	}
+	if spec.Rollout != nil {
+		allErrs = append(allErrs, validateRollout(spec, fldPath.Child("rollout"))...)
+	}
 	return allErrs
 }
 
@@ -244,6 +247,9 @@ func ValidateFeatureStatus(status *features.FeatureStatus, fldPath *field.Path) 
 		allErrs = append(allErrs, field.TooMany(condPath, len(status.Conditions), MaxConditions))
 	}
 	allErrs = append(allErrs, metav1validation.ValidateConditions(status.Conditions, condPath)...)
+	if status.Rollout != nil {
+		allErrs = append(allErrs, validateRolloutStatus(status.Rollout, fldPath.Child("rollout"))...)
+	}
 	return allErrs
 }
 

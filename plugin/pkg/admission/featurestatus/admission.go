@@ -53,7 +53,7 @@ limitations under the License.
 //     the Feature's namespace (the verb "report" above) may set the task's
 //     done, message and progress, and nothing else.
 //
-// Four rules apply to the Feature itself, for every user but kube-apiserver's
+// Five rules apply to the Feature itself, for every user but kube-apiserver's
 // own (system:apiserver):
 //
 //   - A Feature in kube-system, where Kubernetes' own gates live, can only be
@@ -72,6 +72,8 @@ limitations under the License.
 //     the same request.
 //   - Outside kube-system, a declaration (spec.declaration) of one of
 //     Kubernetes' own gates is refused: a third party declares its own.
+//   - spec.rollout is allowed only on a Dynamic Feature of kube-system
+//     whose gate the lifecycle registry declares safe to canary on nodes.
 //
 // Requests for other resources, other subresources and other operations
 // are not looked at, so the plugin is harmless where features.k8s.io is
@@ -234,15 +236,32 @@ func ValidateConfiguration(cfg *Configuration) error {
 	return nil
 }
 
+// Option configures the plugin as it is registered.
+type Option func(*Plugin)
+
+// WithCanaries says which gates can roll out in steps on nodes
+// (spec.rollout): canCanary returns nil for those, and an error that says
+// why for the others. Without it, no gate can.
+func WithCanaries(canCanary func(gate string) error) Option {
+	return func(p *Plugin) { p.canCanary = canCanary }
+}
+
 // Register registers the FeatureStatus plugin. Its factory reads the
 // optional Configuration.
-func Register(plugins *admission.Plugins) {
+func Register(plugins *admission.Plugins, opts ...Option) {
 	plugins.Register(PluginName, func(config io.Reader) (admission.Interface, error) {
 		cfg, err := LoadConfiguration(config)
 		if err != nil {
 			return nil, err
 		}
-		return NewPlugin(cfg)
+		p, err := NewPlugin(cfg)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range opts {
+			o(p)
+		}
+		return p, nil
 	})
 }
 
@@ -255,7 +274,10 @@ type Plugin struct {
 	enabled               bool
 	// knownGate reports whether this kube-apiserver knows a gate; nil allows
 	// every gate.
-	knownGate       func(gate string) bool
+	knownGate func(gate string) bool
+	// canCanary says whether a gate can roll out in steps on nodes (nil:
+	// none can).
+	canCanary       func(gate string) error
 	nodeIdentifier  nodeidentifier.NodeIdentifier
 	authorizer      authorizer.Authorizer
 	userComponents  map[string]sets.Set[string]
@@ -549,6 +571,9 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 		if err := p.validateDeclaration(obj, a.GetNamespace()); err != nil {
 			return admission.NewForbidden(a, err)
 		}
+		if err := p.validateRollout(obj, a.GetNamespace()); err != nil {
+			return admission.NewForbidden(a, err)
+		}
 	case admission.Update:
 		old, ok := a.GetOldObject().(*features.Feature)
 		if !ok {
@@ -558,6 +583,9 @@ func (p *Plugin) validateFeature(a admission.Attributes) error {
 			return admission.NewForbidden(a, managementError(obj.Spec.Management))
 		}
 		if err := p.validateDeclaration(obj, a.GetNamespace()); err != nil {
+			return admission.NewForbidden(a, err)
+		}
+		if err := p.validateRollout(obj, a.GetNamespace()); err != nil {
 			return admission.NewForbidden(a, err)
 		}
 		settable := obj.Spec.Management == features.FeatureManagementDynamic ||
@@ -584,6 +612,31 @@ func (p *Plugin) validateDeclaration(f *features.Feature, namespace string) erro
 	return fmt.Errorf("spec.declaration: gate %q is one of Kubernetes' own gates, declared by kube-apiserver in %s/%s; "+
 		"a third party declares only its own gates: give yours a name of its own",
 		f.Spec.Gate, metav1.NamespaceSystem, featuresv1alpha1.FeatureName(f.Spec.Gate))
+}
+
+// validateRollout refuses spec.rollout where it cannot act: a rollout gives
+// the new desired state to the components of a cohort while they run, so
+// the Feature must be Dynamic and its gate one the lifecycle registry
+// declares safe to canary on nodes (WithCanaries). Third parties' Features
+// cannot roll out in steps yet.
+func (p *Plugin) validateRollout(f *features.Feature, namespace string) error {
+	if f.Spec.Rollout == nil {
+		return nil
+	}
+	if namespace != metav1.NamespaceSystem {
+		return fmt.Errorf("spec.rollout: the Features of third parties cannot roll out in steps yet; only Kubernetes' own gates in %s can", metav1.NamespaceSystem)
+	}
+	if f.Spec.Management != features.FeatureManagementDynamic {
+		return fmt.Errorf("spec.rollout: only a Dynamic Feature rolls out in steps, and %s is managed by %s: "+
+			"opt the gate into Dynamic with the kube-apiservers' --feature-lifecycle-dynamic-gates first", f.Spec.Gate, f.Spec.Management)
+	}
+	if p.canCanary == nil {
+		return fmt.Errorf("spec.rollout: no gate can roll out in steps on this kube-apiserver")
+	}
+	if err := p.canCanary(f.Spec.Gate); err != nil {
+		return fmt.Errorf("spec.rollout: %w", err)
+	}
+	return nil
 }
 
 // managementError says why spec.management of a Feature in kube-system

@@ -19,6 +19,7 @@ package featurestatus
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -868,5 +869,56 @@ func (i gateInitializer) Initialize(plugin admission.Interface) {
 		InspectFeatureGates(featuregate.FeatureGate)
 	}); ok {
 		w.InspectFeatureGates(i.gate)
+	}
+}
+
+// TestRolloutRule: spec.rollout only on a Dynamic Feature of kube-system
+// whose gate can canary on nodes, with the reason in the error otherwise.
+func TestRolloutRule(t *testing.T) {
+	p, err := enabledPlugin(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.knownGate = func(string) bool { return true }
+	admin := &user.DefaultInfo{Name: "admin", Groups: []string{user.SystemPrivilegedGroup}}
+	run := func(obj, old *features.Feature) error {
+		attrs := admission.NewAttributesRecord(obj, old, featureGVK, obj.Namespace, obj.Name,
+			featuresGVR, "", admission.Update, nil, false, admin)
+		return p.Validate(context.Background(), attrs, nil)
+	}
+	old := testFeature()
+	old.Spec.Management = features.FeatureManagementDynamic
+	rolling := old.DeepCopy()
+	rolling.Spec.Rollout = &features.FeatureRollout{}
+	if err := run(rolling, old); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "no gate can roll out in steps") {
+		t.Errorf("without canaries: expected 403, got %v", err)
+	}
+	p.canCanary = func(gate string) error {
+		if gate == old.Spec.Gate {
+			return nil
+		}
+		return fmt.Errorf("%s cannot be rolled out in steps", gate)
+	}
+	if err := run(rolling, old); err != nil {
+		t.Errorf("a Dynamic Feature whose gate can canary: %v", err)
+	}
+	other := rolling.DeepCopy()
+	other.Spec.Gate, other.Name = "Other", "other"
+	if err := run(other, old); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "Other cannot be rolled out in steps") {
+		t.Errorf("a gate that cannot canary: expected 403, got %v", err)
+	}
+	commandLine := rolling.DeepCopy()
+	commandLine.Spec.Management = features.FeatureManagementCommandLine
+	oldCommandLine := old.DeepCopy()
+	oldCommandLine.Spec.Management = features.FeatureManagementCommandLine
+	if err := run(commandLine, oldCommandLine); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "only a Dynamic Feature") {
+		t.Errorf("a CommandLine Feature: expected 403, got %v", err)
+	}
+	theirs := rolling.DeepCopy()
+	theirs.Namespace = "example"
+	oldTheirs := old.DeepCopy()
+	oldTheirs.Namespace = "example"
+	if err := run(theirs, oldTheirs); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "third parties") {
+		t.Errorf("a third party's Feature: expected 403, got %v", err)
 	}
 }

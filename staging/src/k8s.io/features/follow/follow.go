@@ -41,6 +41,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 
+	"k8s.io/features/cohort"
 	"k8s.io/features/internal/backoff"
 )
 
@@ -76,6 +77,16 @@ type Options struct {
 	// OnChange is called after the follower changed the value of gates, or
 	// where their values come from (a reporter's Changed).
 	OnChange func()
+	// Component and Identity name this process as its FeatureReport does
+	// (kubelet and its node's name): a Feature that rolls out in steps
+	// (spec.rollout) gives the new value only to the members of its
+	// cohort, which each component works out from them. Identity may also
+	// be given later, with Identify. A process without them is in no
+	// cohort: it keeps the old value until the rollout completes.
+	Component, Identity string
+	// Labels returns the labels of this process's node, which a rollout's
+	// label selectors match. nil: no labels.
+	Labels func() labels.Set
 }
 
 func (o Options) withDefaults() Options {
@@ -110,6 +121,10 @@ type desired struct {
 	Enabled             bool                               `json:"enabled"`
 	Management          featuresv1alpha1.FeatureManagement `json:"management"`
 	AppliesWhileRunning bool                               `json:"appliesWhileRunning,omitempty"`
+	// hold: the Feature rolls out in steps and its leader has not yet
+	// published the rollout of its current desired state, so the gate
+	// keeps the value it has. Never cached.
+	hold bool
 }
 
 // cacheContent is the content of Options.CacheFile.
@@ -155,6 +170,19 @@ type Follower struct {
 	applied bool
 	// watching is true once the follower follows changes.
 	watching bool
+}
+
+// Identify gives the follower this process's identity (Options.Identity)
+// and, when not nil, its node's labels (Options.Labels), for a process that
+// learns them only when it connects (a kubelet's node name). Call it
+// before Connect.
+func (f *Follower) Identify(identity string, nodeLabels func() labels.Set) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.opts.Identity = identity
+	if nodeLabels != nil {
+		f.opts.Labels = nodeLabels
+	}
 }
 
 // NewFollower returns a Follower of gate's values, which reads the Features
@@ -278,6 +306,13 @@ func (f *Follower) Management(name featuregate.Feature) (featuresv1alpha1.Featur
 	return "", false
 }
 
+// Followed returns the gates that follow a Feature, sorted.
+func (f *Follower) Followed() []featuregate.Feature {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(maps.Keys(f.following))
+}
+
 // wanted returns the desired states of the Features this process follows.
 func (f *Follower) wanted(logger klog.Logger, features []featuresv1alpha1.Feature) map[featuregate.Feature]desired {
 	list := make([]desired, 0, len(features))
@@ -286,15 +321,75 @@ func (f *Follower) wanted(logger klog.Logger, features []featuresv1alpha1.Featur
 		if ft.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn && ft.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
 			continue
 		}
+		enabled, hold := f.rolloutValue(logger, ft)
 		list = append(list, desired{
 			Gate:                ft.Spec.Gate,
-			Enabled:             ft.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOn,
+			Enabled:             enabled,
 			Management:          ft.Spec.Management,
 			AppliesWhileRunning: ft.Status.AppliesWhileRunning || ft.Spec.Management == featuresv1alpha1.FeatureManagementDynamic,
+			hold:                hold,
 		})
 	}
-	return f.filter(logger, list)
+	wanted := f.filter(logger, list)
+	// A held gate keeps its value: followed, it keeps following with the
+	// value it has; not followed yet, it stays so.
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for gate, d := range wanted {
+		if !d.hold {
+			continue
+		}
+		if _, followed := f.following[gate]; !followed {
+			delete(wanted, gate)
+			continue
+		}
+		d.Enabled, d.hold = f.values([]featuregate.Feature{gate})[gate], false
+		wanted[gate] = d
+	}
+	return wanted
 }
+
+// rolloutValue returns the value this process takes from ft: its desired
+// state, or, while a Dynamic Feature rolls out in steps (spec.rollout), the
+// rollout's new value in its cohort and the old one outside. hold says that
+// the leader has not published the rollout of the current desired state
+// yet: the gate keeps its value until it does.
+func (f *Follower) rolloutValue(logger klog.Logger, ft *featuresv1alpha1.Feature) (enabled, hold bool) {
+	on := ft.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOn
+	if ft.Spec.Rollout == nil || ft.Spec.Management != featuresv1alpha1.FeatureManagementDynamic {
+		return on, false
+	}
+	r := ft.Status.Rollout
+	if r == nil || r.To != ft.Spec.DesiredState {
+		return on, true
+	}
+	f.mu.Lock()
+	component, identity, labelsOf := f.opts.Component, f.opts.Identity, f.opts.Labels
+	f.mu.Unlock()
+	member := r.Cohort.All
+	if !member && r.Scope == featuresv1alpha1.FeatureRolloutScopeNodes && component == kubeletComponent && identity != "" {
+		c, err := cohort.FromAPI(r.Cohort)
+		if err != nil {
+			// Validation keeps this from happening; outside the cohort is
+			// the safe side.
+			logger.Error(err, "Cannot read the cohort of a rollout: keeping the old value", "feature", klog.KObj(ft))
+		} else {
+			var set labels.Labels
+			if labelsOf != nil {
+				set = labelsOf()
+			}
+			member = c.Member(cohort.Rank(r.Cohort.Seed, identity), set)
+		}
+	}
+	if member {
+		return r.To == featuresv1alpha1.FeatureDesiredStateOn, false
+	}
+	return r.From == featuresv1alpha1.FeatureDesiredStateOn, false
+}
+
+// kubeletComponent is the component a rollout on nodes picks its cohort
+// from.
+const kubeletComponent = "kubelet"
 
 // filter returns the desired states of gates this process follows: gates it
 // knows, of the followed managements, not set by its own configuration.

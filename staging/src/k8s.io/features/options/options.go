@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
@@ -88,6 +89,16 @@ type Flow struct {
 	namespace string
 	follower  *follow.Follower
 	reporter  atomic.Pointer[report.Reporter]
+	// nodeLabels returns the labels of the process's node, for rollouts
+	// whose steps select nodes by label.
+	nodeLabels func() labels.Set
+}
+
+// SetNodeLabels gives the flow the labels of the process's node (a
+// kubelet's), which the label selectors of a Feature's rollout in steps
+// match. Call it before Start.
+func (f *Flow) SetNodeLabels(nodeLabels func() labels.Set) {
+	f.nodeLabels = nodeLabels
 }
 
 // NewFlow returns the flow of a component's process whose feature gate is
@@ -97,6 +108,7 @@ func (o *Options) NewFlow(gate featuregate.FeatureGate, component, namespace str
 	if mutable, ok := gate.(featuregate.MutableVersionedFeatureGate); ok {
 		f.follower = follow.NewFollower(mutable, nil, follow.Options{
 			Namespace: namespace,
+			Component: component,
 			CacheFile: o.DesiredStateCacheFile,
 			OnChange: func() {
 				if r := f.reporter.Load(); r != nil {
@@ -137,6 +149,7 @@ func (f *Flow) Start(ctx context.Context, client kubernetes.Interface, identity 
 	}
 	if f.follower != nil {
 		opts.Management = f.follower.Management
+		opts.Followed = f.follower.Followed
 	}
 	r, err := report.NewReporter(f.gate, client, opts)
 	if err != nil {
@@ -145,6 +158,7 @@ func (f *Flow) Start(ctx context.Context, client kubernetes.Interface, identity 
 	f.reporter.Store(r)
 	var followErr error
 	if f.follower != nil {
+		f.follower.Identify(identity, f.nodeLabels)
 		followErr = f.follower.Connect(ctx, client)
 	}
 	go r.Run(ctx)

@@ -88,6 +88,11 @@ type Options struct {
 	// and cached fields of the report's gates. nil: every value comes from
 	// the process's own configuration.
 	Management func(featuregate.Feature) (featuresv1alpha1.FeatureManagement, bool)
+	// Followed returns the gates whose value comes from a Feature: they are
+	// reported even before the process checks them, so that a rollout in
+	// steps sees each member of its cohort state the value it took. nil:
+	// only the checked gates are reported.
+	Followed func() []featuregate.Feature
 }
 
 func (o Options) withDefaults() Options {
@@ -286,6 +291,9 @@ func (r *Reporter) values() map[featuregate.Feature]bool {
 			names = append(names, name)
 		}
 		r.mu.Unlock()
+		if r.opts.Followed != nil {
+			names = append(names, r.opts.Followed()...)
+		}
 	}
 	values := make(map[featuregate.Feature]bool, len(names))
 	for _, name := range names {

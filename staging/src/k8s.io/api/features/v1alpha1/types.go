@@ -114,6 +114,82 @@ type FeatureSpec struct {
 	// one of Kubernetes' own.
 	// +optional
 	Declaration *FeatureDeclaration `json:"declaration,omitempty" protobuf:"bytes,4,opt,name=declaration"`
+
+	// rollout, when set, makes a change of desiredState reach the components
+	// in steps, a canary cohort first, instead of all at once: the cohort
+	// grows at each step while its health holds, and the rollout pauses and
+	// rolls the cohort back by itself when it does not. Only a Dynamic
+	// Feature whose gate can canary (the lifecycle registry says on which
+	// components) takes one. kube-apiserver publishes the cohort in
+	// status.rollout; components outside it keep the old value.
+	// +optional
+	Rollout *FeatureRollout `json:"rollout,omitempty" protobuf:"bytes,5,opt,name=rollout"`
+}
+
+// FeatureRollout is how a change of a Feature's desired state rolls out.
+type FeatureRollout struct {
+	// steps widen the cohort, in order. Empty: one component, then 10, 25,
+	// 50 and 100 percent, each soaking 300 seconds. At most 20.
+	// +optional
+	// +listType=atomic
+	Steps []FeatureRolloutStep `json:"steps,omitempty" protobuf:"bytes,1,rep,name=steps"`
+
+	// paused stops the rollout where it is: the cohort keeps the new value
+	// and does not grow. Resuming soaks the current step again.
+	// +optional
+	Paused bool `json:"paused,omitempty" protobuf:"varint,2,opt,name=paused"`
+
+	// abort takes the new value back from the cohort, which goes back to
+	// the old value, and ends the rollout.
+	// +optional
+	Abort bool `json:"abort,omitempty" protobuf:"varint,3,opt,name=abort"`
+
+	// analysis bounds what a step may cost before the rollout stops.
+	// +optional
+	Analysis *FeatureRolloutAnalysis `json:"analysis,omitempty" protobuf:"bytes,4,opt,name=analysis"`
+}
+
+// FeatureRolloutStep is one step of a rollout: the cohort grows to count
+// components, or to percent of them, or by the nodes selector matches; then
+// the step soaks while its analysis passes. Exactly one of count, percent
+// and selector is set.
+type FeatureRolloutStep struct {
+	// count is a number of components.
+	// +optional
+	Count int32 `json:"count,omitempty" protobuf:"varint,1,opt,name=count"`
+
+	// percent is a percentage of the components, 1 to 100, rounded up.
+	// +optional
+	Percent int32 `json:"percent,omitempty" protobuf:"varint,2,opt,name=percent"`
+
+	// selector adds the nodes whose labels it matches.
+	// +optional
+	Selector *metav1.LabelSelector `json:"selector,omitempty" protobuf:"bytes,3,opt,name=selector"`
+
+	// soakSeconds is how long the step's analysis must pass before the next
+	// step. Default 300.
+	// +optional
+	SoakSeconds *int32 `json:"soakSeconds,omitempty" protobuf:"varint,4,opt,name=soakSeconds"`
+}
+
+// FeatureRolloutAnalysis bounds what a step of a rollout may cost. A step
+// passes only while every component of the cohort reports the new value
+// and no more of the cohort's nodes than maxNotReady are NotReady.
+type FeatureRolloutAnalysis struct {
+	// intervalSeconds is how often a step is analysed, besides every change
+	// of the cohort's nodes and reports. Default 30.
+	// +optional
+	IntervalSeconds *int32 `json:"intervalSeconds,omitempty" protobuf:"varint,1,opt,name=intervalSeconds"`
+
+	// reportTimeoutSeconds is how long the cohort has, from the start of a
+	// step, to report the new value before the step fails. Default 600.
+	// +optional
+	ReportTimeoutSeconds *int32 `json:"reportTimeoutSeconds,omitempty" protobuf:"varint,2,opt,name=reportTimeoutSeconds"`
+
+	// maxNotReady is how many of the cohort's nodes may be NotReady.
+	// Default 0.
+	// +optional
+	MaxNotReady int32 `json:"maxNotReady,omitempty" protobuf:"varint,3,opt,name=maxNotReady"`
 }
 
 // FeatureDeclaration is what a third party declares about one of its gates.
@@ -315,6 +391,115 @@ type FeatureStatus struct {
 	// observedGeneration is the spec generation the status was computed for.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,10,opt,name=observedGeneration"`
+
+	// rollout is where the rollout of spec.rollout stands, and who has the
+	// new value: components follow it, not spec.desiredState, while
+	// spec.rollout is set.
+	// +optional
+	Rollout *FeatureRolloutStatus `json:"rollout,omitempty" protobuf:"bytes,12,opt,name=rollout"`
+}
+
+// FeatureRolloutPhase is where a rollout stands.
+type FeatureRolloutPhase string
+
+// The phases of a rollout. Complete, RolledBack and Aborted are final.
+const (
+	// FeatureRolloutProgressing: a step soaks and is analysed.
+	FeatureRolloutProgressing FeatureRolloutPhase = "Progressing"
+	// FeatureRolloutPaused: spec.rollout.paused holds it; the cohort keeps
+	// the new value.
+	FeatureRolloutPaused FeatureRolloutPhase = "Paused"
+	// FeatureRolloutFailed: a step failed and the feature cannot be undone;
+	// the cohort keeps the new value until the rollout is aborted.
+	FeatureRolloutFailed FeatureRolloutPhase = "Failed"
+	// FeatureRolloutRolledBack: a step failed and the cohort went back to
+	// the old value.
+	FeatureRolloutRolledBack FeatureRolloutPhase = "RolledBack"
+	// FeatureRolloutAborted: spec.rollout.abort took the new value back.
+	FeatureRolloutAborted FeatureRolloutPhase = "Aborted"
+	// FeatureRolloutComplete: the last step passed; every component follows
+	// spec.desiredState.
+	FeatureRolloutComplete FeatureRolloutPhase = "Complete"
+)
+
+// FeatureRolloutScope names the components a rollout picks its cohort from.
+type FeatureRolloutScope string
+
+const (
+	// FeatureRolloutScopeNodes: the kubelets, by node name.
+	FeatureRolloutScopeNodes FeatureRolloutScope = "Nodes"
+)
+
+// FeatureConditionProgressing is True while a rollout progresses or when it
+// completed, and False with the reason when it paused, failed, rolled back
+// or was aborted.
+const FeatureConditionProgressing = "Progressing"
+
+// FeatureRolloutStatus is where a rollout stands and who has the new value.
+type FeatureRolloutStatus struct {
+	// phase is Progressing, Paused, Failed, RolledBack, Aborted or Complete.
+	Phase FeatureRolloutPhase `json:"phase" protobuf:"bytes,1,opt,name=phase,casttype=FeatureRolloutPhase"`
+
+	// scope names the components the cohort is picked from: Nodes.
+	// Components outside the scope keep the old value until the rollout is
+	// complete.
+	Scope FeatureRolloutScope `json:"scope" protobuf:"bytes,2,opt,name=scope,casttype=FeatureRolloutScope"`
+
+	// from is the old value, which components outside the cohort keep.
+	From FeatureDesiredState `json:"from" protobuf:"bytes,3,opt,name=from,casttype=FeatureDesiredState"`
+
+	// to is the new value, spec.desiredState when the rollout began.
+	To FeatureDesiredState `json:"to" protobuf:"bytes,4,opt,name=to,casttype=FeatureDesiredState"`
+
+	// step is the current step, from 1; 0 before the first.
+	// +optional
+	Step int32 `json:"step,omitempty" protobuf:"varint,5,opt,name=step"`
+
+	// stepStartTime is when the current step started or resumed.
+	// +optional
+	StepStartTime *metav1.Time `json:"stepStartTime,omitempty" protobuf:"bytes,6,opt,name=stepStartTime"`
+
+	// cohort is who has the new value.
+	// +optional
+	Cohort FeatureCohort `json:"cohort,omitempty" protobuf:"bytes,7,opt,name=cohort"`
+
+	// candidates is how many components the cohort was picked from, and
+	// members how many of them it holds, when the step started.
+	// +optional
+	Candidates int32 `json:"candidates,omitempty" protobuf:"varint,8,opt,name=candidates"`
+	// +optional
+	Members int32 `json:"members,omitempty" protobuf:"varint,9,opt,name=members"`
+
+	// reason and message say why the rollout stands where it does.
+	// +optional
+	Reason string `json:"reason,omitempty" protobuf:"bytes,10,opt,name=reason"`
+	// +optional
+	Message string `json:"message,omitempty" protobuf:"bytes,11,opt,name=message"`
+}
+
+// FeatureCohort is who has the new value of a rollout. A component decides
+// for itself: its rank is k8s.io/features/cohort.Rank(seed, identity), and
+// it is a member when all is true, when its rank is below below, or when
+// one of selectors matches its node's labels. The zero value is nobody.
+type FeatureCohort struct {
+	// seed seeds the ranks: the Feature's UID, so that each feature picks
+	// different components first.
+	// +optional
+	Seed string `json:"seed,omitempty" protobuf:"bytes,1,opt,name=seed"`
+
+	// all: every component, including those that join later.
+	// +optional
+	All bool `json:"all,omitempty" protobuf:"varint,2,opt,name=all"`
+
+	// below is the rank threshold, a decimal unsigned 64-bit integer:
+	// components ranked below it are members. It only grows.
+	// +optional
+	Below string `json:"below,omitempty" protobuf:"bytes,3,opt,name=below"`
+
+	// selectors add the nodes whose labels one of them matches.
+	// +optional
+	// +listType=atomic
+	Selectors []metav1.LabelSelector `json:"selectors,omitempty" protobuf:"bytes,4,rep,name=selectors"`
 }
 
 // FeatureTask is one step a transition has to complete.

@@ -38,6 +38,18 @@ func (Feature) SwaggerDoc() map[string]string {
 	return map_Feature
 }
 
+var map_FeatureCohort = map[string]string{
+	"":          "FeatureCohort is who has the new value of a rollout. A component decides for itself: its rank is k8s.io/features/cohort.Rank(seed, identity), and it is a member when all is true, when its rank is below below, or when one of selectors matches its node's labels. The zero value is nobody.",
+	"seed":      "seed seeds the ranks: the Feature's UID, so that each feature picks different components first.",
+	"all":       "all: every component, including those that join later.",
+	"below":     "below is the rank threshold, a decimal unsigned 64-bit integer: components ranked below it are members. It only grows.",
+	"selectors": "selectors add the nodes whose labels one of them matches.",
+}
+
+func (FeatureCohort) SwaggerDoc() map[string]string {
+	return map_FeatureCohort
+}
+
 var map_FeatureDeclaration = map[string]string{
 	"":           "FeatureDeclaration is what a third party declares about one of its gates.",
 	"preRelease": "preRelease is the gate's stage: Alpha, Beta, GA or Deprecated.",
@@ -128,12 +140,65 @@ func (FeatureReportSpec) SwaggerDoc() map[string]string {
 	return map_FeatureReportSpec
 }
 
+var map_FeatureRollout = map[string]string{
+	"":         "FeatureRollout is how a change of a Feature's desired state rolls out.",
+	"steps":    "steps widen the cohort, in order. Empty: one component, then 10, 25, 50 and 100 percent, each soaking 300 seconds. At most 20.",
+	"paused":   "paused stops the rollout where it is: the cohort keeps the new value and does not grow. Resuming soaks the current step again.",
+	"abort":    "abort takes the new value back from the cohort, which goes back to the old value, and ends the rollout.",
+	"analysis": "analysis bounds what a step may cost before the rollout stops.",
+}
+
+func (FeatureRollout) SwaggerDoc() map[string]string {
+	return map_FeatureRollout
+}
+
+var map_FeatureRolloutAnalysis = map[string]string{
+	"":                     "FeatureRolloutAnalysis bounds what a step of a rollout may cost. A step passes only while every component of the cohort reports the new value and no more of the cohort's nodes than maxNotReady are NotReady.",
+	"intervalSeconds":      "intervalSeconds is how often a step is analysed, besides every change of the cohort's nodes and reports. Default 30.",
+	"reportTimeoutSeconds": "reportTimeoutSeconds is how long the cohort has, from the start of a step, to report the new value before the step fails. Default 600.",
+	"maxNotReady":          "maxNotReady is how many of the cohort's nodes may be NotReady. Default 0.",
+}
+
+func (FeatureRolloutAnalysis) SwaggerDoc() map[string]string {
+	return map_FeatureRolloutAnalysis
+}
+
+var map_FeatureRolloutStatus = map[string]string{
+	"":              "FeatureRolloutStatus is where a rollout stands and who has the new value.",
+	"phase":         "phase is Progressing, Paused, Failed, RolledBack, Aborted or Complete.",
+	"scope":         "scope names the components the cohort is picked from: Nodes. Components outside the scope keep the old value until the rollout is complete.",
+	"from":          "from is the old value, which components outside the cohort keep.",
+	"to":            "to is the new value, spec.desiredState when the rollout began.",
+	"step":          "step is the current step, from 1; 0 before the first.",
+	"stepStartTime": "stepStartTime is when the current step started or resumed.",
+	"cohort":        "cohort is who has the new value.",
+	"candidates":    "candidates is how many components the cohort was picked from, and members how many of them it holds, when the step started.",
+	"reason":        "reason and message say why the rollout stands where it does.",
+}
+
+func (FeatureRolloutStatus) SwaggerDoc() map[string]string {
+	return map_FeatureRolloutStatus
+}
+
+var map_FeatureRolloutStep = map[string]string{
+	"":            "FeatureRolloutStep is one step of a rollout: the cohort grows to count components, or to percent of them, or by the nodes selector matches; then the step soaks while its analysis passes. Exactly one of count, percent and selector is set.",
+	"count":       "count is a number of components.",
+	"percent":     "percent is a percentage of the components, 1 to 100, rounded up.",
+	"selector":    "selector adds the nodes whose labels it matches.",
+	"soakSeconds": "soakSeconds is how long the step's analysis must pass before the next step. Default 300.",
+}
+
+func (FeatureRolloutStep) SwaggerDoc() map[string]string {
+	return map_FeatureRolloutStep
+}
+
 var map_FeatureSpec = map[string]string{
 	"":             "FeatureSpec is the desired state of a Feature.",
 	"gate":         "gate is the exact name of the feature gate, for example MaxUnavailableStatefulSet. Required and immutable.",
 	"desiredState": "desiredState is the state the feature should reach: On or Off. For command-line features kube-apiserver keeps it equal to the value configured on all live kube-apiservers.",
 	"management":   "management says where desiredState comes from, and where components take the gate's value from: CommandLine (the default), Central or Dynamic. kube-apiserver sets it, for a Feature of kube-system, to the mode its flags opt the gate into (--feature-lifecycle-central-gates, --feature-lifecycle-dynamic-gates) once every live kube-apiserver agrees.",
 	"declaration":  "declaration declares a third party's gate: its stage, its default, the components that use it and the tasks its own components complete. kube-apiserver then leads the Feature through its transitions as it leads Kubernetes' own. Only a Feature outside kube-system has one (kube-apiserver knows Kubernetes' own gates), and its gate must not be one of Kubernetes' own.",
+	"rollout":      "rollout, when set, makes a change of desiredState reach the components in steps, a canary cohort first, instead of all at once: the cohort grows at each step while its health holds, and the rollout pauses and rolls the cohort back by itself when it does not. Only a Dynamic Feature whose gate can canary (the lifecycle registry says on which components) takes one. kube-apiserver publishes the cohort in status.rollout; components outside it keep the old value.",
 }
 
 func (FeatureSpec) SwaggerDoc() map[string]string {
@@ -153,6 +218,7 @@ var map_FeatureStatus = map[string]string{
 	"usesResetTime":       "usesResetTime is when uses was last cleared to wait for fresh reports.",
 	"conditions":          "conditions are the latest observations of the feature: Converged, UsesAgree and ConfigurationAgreed.",
 	"observedGeneration":  "observedGeneration is the spec generation the status was computed for.",
+	"rollout":             "rollout is where the rollout of spec.rollout stands, and who has the new value: components follow it, not spec.desiredState, while spec.rollout is set.",
 }
 
 func (FeatureStatus) SwaggerDoc() map[string]string {

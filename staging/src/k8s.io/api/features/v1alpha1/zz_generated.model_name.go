@@ -27,6 +27,11 @@ func (in Feature) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureCohort) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureCohort"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureDeclaration) OpenAPIModelName() string {
 	return "io.k8s.api.features.v1alpha1.FeatureDeclaration"
 }
@@ -64,6 +69,26 @@ func (in FeatureReportList) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureReportSpec) OpenAPIModelName() string {
 	return "io.k8s.api.features.v1alpha1.FeatureReportSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureRollout) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureRollout"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureRolloutAnalysis) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureRolloutAnalysis"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureRolloutStatus) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureRolloutStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureRolloutStep) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureRolloutStep"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

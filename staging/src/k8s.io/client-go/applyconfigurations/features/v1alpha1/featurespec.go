@@ -48,6 +48,14 @@ type FeatureSpecApplyConfiguration struct {
 	// (kube-apiserver knows Kubernetes' own gates), and its gate must not be
 	// one of Kubernetes' own.
 	Declaration *FeatureDeclarationApplyConfiguration `json:"declaration,omitempty"`
+	// rollout, when set, makes a change of desiredState reach the components
+	// in steps, a canary cohort first, instead of all at once: the cohort
+	// grows at each step while its health holds, and the rollout pauses and
+	// rolls the cohort back by itself when it does not. Only a Dynamic
+	// Feature whose gate can canary (the lifecycle registry says on which
+	// components) takes one. kube-apiserver publishes the cohort in
+	// status.rollout; components outside it keep the old value.
+	Rollout *FeatureRolloutApplyConfiguration `json:"rollout,omitempty"`
 }
 
 // FeatureSpecApplyConfiguration constructs a declarative configuration of the FeatureSpec type for use with
@@ -85,5 +93,13 @@ func (b *FeatureSpecApplyConfiguration) WithManagement(value featuresv1alpha1.Fe
 // If called multiple times, the Declaration field is set to the value of the last call.
 func (b *FeatureSpecApplyConfiguration) WithDeclaration(value *FeatureDeclarationApplyConfiguration) *FeatureSpecApplyConfiguration {
 	b.Declaration = value
+	return b
+}
+
+// WithRollout sets the Rollout field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Rollout field is set to the value of the last call.
+func (b *FeatureSpecApplyConfiguration) WithRollout(value *FeatureRolloutApplyConfiguration) *FeatureSpecApplyConfiguration {
+	b.Rollout = value
 	return b
 }

@@ -62,6 +62,10 @@ type FeatureStatusApplyConfiguration struct {
 	Conditions []metav1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// observedGeneration is the spec generation the status was computed for.
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// rollout is where the rollout of spec.rollout stands, and who has the
+	// new value: components follow it, not spec.desiredState, while
+	// spec.rollout is set.
+	Rollout *FeatureRolloutStatusApplyConfiguration `json:"rollout,omitempty"`
 }
 
 // FeatureStatusApplyConfiguration constructs a declarative configuration of the FeatureStatus type for use with
@@ -170,5 +174,13 @@ func (b *FeatureStatusApplyConfiguration) WithConditions(values ...*metav1.Condi
 // If called multiple times, the ObservedGeneration field is set to the value of the last call.
 func (b *FeatureStatusApplyConfiguration) WithObservedGeneration(value int64) *FeatureStatusApplyConfiguration {
 	b.ObservedGeneration = &value
+	return b
+}
+
+// WithRollout sets the Rollout field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Rollout field is set to the value of the last call.
+func (b *FeatureStatusApplyConfiguration) WithRollout(value *FeatureRolloutStatusApplyConfiguration) *FeatureStatusApplyConfiguration {
+	b.Rollout = value
 	return b
 }

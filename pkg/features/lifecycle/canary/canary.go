@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lifecycle
+// Package canary says which gates can be rolled out to a few components
+// first (the KEP's canary follow-up) and where: the lifecycle registry's
+// entry for canaries, in a package of its own so that the admission plugin
+// that refuses the others can use it without the registry's tasks.
+package canary
 
 import (
 	"fmt"
@@ -25,26 +29,26 @@ import (
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 )
 
-// Canary says which components a canary rollout of a gate may give the new
+// Scope says which components a canary rollout of a gate may give the new
 // value before the others (the KEP's canary follow-up): a few nodes'
 // kubelets, or some of the apiservers.
-type Canary uint8
+type Scope uint8
 
 const (
-	// CanaryNodes: a rollout picks nodes; their kubelets apply the new
+	// Nodes: a rollout picks nodes; their kubelets apply the new
 	// value, the others keep the old one.
-	CanaryNodes Canary = 1 << iota
-	// CanaryAPIServers: a rollout picks apiservers by their identity.
-	CanaryAPIServers
+	Nodes Scope = 1 << iota
+	// APIServers: a rollout picks apiservers by their identity.
+	APIServers
 )
 
 // String names the scope: "nodes", "apiservers" or "nodes and apiservers".
-func (c Canary) String() string {
+func (c Scope) String() string {
 	var parts []string
-	if c&CanaryNodes != 0 {
+	if c&Nodes != 0 {
 		parts = append(parts, "nodes")
 	}
-	if c&CanaryAPIServers != 0 {
+	if c&APIServers != 0 {
 		parts = append(parts, "apiservers")
 	}
 	if len(parts) == 0 {
@@ -53,25 +57,25 @@ func (c Canary) String() string {
 	return strings.Join(parts, " and ")
 }
 
-// Canaries are the gates that can be rolled out to a few components first,
+// Gates are the gates that can be rolled out to a few components first,
 // and where. A gate can only when it takes no configuration and its
 // components apply a change while running, or restart cleanly, and when a
 // cluster whose components disagree on it for the length of a rollout
 // still works: each entry says why (its Managements entry says where the
 // components read it). Every other gate refuses a rollout.
-var Canaries = map[featuregate.Feature]Canary{
+var Gates = map[featuregate.Feature]Scope{
 	// The kubelet reads the gate on every exec, attach and port-forward
 	// request it serves, and serves the older protocol either way, so nodes
 	// may disagree. The apiservers are not canaries: one that proxies
 	// WebSockets to a kubelet without the gate breaks those requests, so
 	// they take the new value once every node has it.
-	kubefeatures.ExtendWebSocketsToKubelet: CanaryNodes,
+	kubefeatures.ExtendWebSocketsToKubelet: Nodes,
 }
 
-// CanCanary says whether gate can be rolled out to scope first, with an
+// Check says whether gate can be rolled out to scope first, with an
 // error naming the gates that can otherwise.
-func CanCanary(gate featuregate.Feature, scope Canary) error {
-	allowed, ok := Canaries[gate]
+func Check(gate featuregate.Feature, scope Scope) error {
+	allowed, ok := Gates[gate]
 	if scope == 0 {
 		return fmt.Errorf("a rollout of %s names no components to canary", gate)
 	}
@@ -79,7 +83,7 @@ func CanCanary(gate featuregate.Feature, scope Canary) error {
 		return nil
 	}
 	var gates []string
-	for g, c := range Canaries {
+	for g, c := range Gates {
 		gates = append(gates, fmt.Sprintf("%s (%s)", g, c))
 	}
 	slices.Sort(gates)
@@ -88,4 +92,10 @@ func CanCanary(gate featuregate.Feature, scope Canary) error {
 			gate, strings.Join(gates, ", "))
 	}
 	return fmt.Errorf("%s cannot canary on %s, only on %s (gates that can: %s)", gate, scope, allowed, strings.Join(gates, ", "))
+}
+
+// CheckNodes says whether the named gate can be rolled out to a few nodes
+// first (the FeatureStatus admission plugin's WithCanaries).
+func CheckNodes(gate string) error {
+	return Check(featuregate.Feature(gate), Nodes)
 }

@@ -1,0 +1,306 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featurelifecycle
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/features/cohort"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
+	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
+	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
+)
+
+// Defaults of spec.rollout.analysis.
+const (
+	// DefaultRolloutInterval is how often a step is analysed besides every
+	// change of the cohort's nodes and reports.
+	DefaultRolloutInterval = 30 * time.Second
+	// DefaultRolloutReportTimeout is how long a step's cohort has to report
+	// the new value.
+	DefaultRolloutReportTimeout = 10 * time.Minute
+)
+
+// kubelet is the component a rollout on nodes picks its cohort from.
+const kubelet = "kubelet"
+
+// rollouts runs the canary rollouts of Dynamic Features (spec.rollout), as
+// part of each Feature's leader's pass: it picks the cohort among the
+// nodes, analyses the health of each step from the nodes and the kubelets'
+// reports, and publishes status.rollout, whose cohort the kubelets follow
+// (k8s.io/features/follow). The state machine is rollout.Next.
+type rollouts struct {
+	nodes    corelisters.NodeLister
+	informer cache.SharedIndexInformer
+	reports  *reports.Index
+}
+
+// newRollouts returns the rollouts job, which calls enqueueRolling when a
+// node that a rollout looks at changes.
+func newRollouts(client kubernetes.Interface, resync time.Duration, index *reports.Index, enqueueRolling func()) (*rollouts, error) {
+	informer := coreinformers.NewNodeInformer(client, resync, cache.Indexers{})
+	r := &rollouts{nodes: corelisters.NewNodeLister(informer.GetIndexer()), informer: informer, reports: index}
+	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { enqueueRolling() },
+		UpdateFunc: func(old, obj any) {
+			o, ok1 := old.(*corev1.Node)
+			n, ok2 := obj.(*corev1.Node)
+			if !ok1 || !ok2 || ready(o) != ready(n) || !labels.Equals(o.Labels, n.Labels) {
+				enqueueRolling()
+			}
+		},
+		DeleteFunc: func(any) { enqueueRolling() },
+	})
+	return r, err
+}
+
+// rolling says whether f has a rollout that is not over.
+func rolling(f *featuresv1alpha1.Feature) bool {
+	return f.Spec.Rollout != nil && (f.Status.Rollout == nil || f.Status.Rollout.To != f.Spec.DesiredState || !final(f.Status.Rollout.Phase))
+}
+
+// final says whether a rollout phase is final.
+func final(p featuresv1alpha1.FeatureRolloutPhase) bool {
+	return p == featuresv1alpha1.FeatureRolloutComplete || p == featuresv1alpha1.FeatureRolloutRolledBack || p == featuresv1alpha1.FeatureRolloutAborted
+}
+
+// ready says whether a node's Ready condition is True.
+func ready(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// rolloutEvent is an event to record about a rollout once its status is
+// written.
+type rolloutEvent struct {
+	eventType, reason, message string
+}
+
+// sync sets status.rollout of f, a Feature this apiserver leads, and its
+// Progressing condition, and returns when to look again (0: on a change
+// only) and the event to record, if the rollout moved.
+func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time) (time.Duration, *rolloutEvent, error) {
+	if f.Spec.Rollout == nil || f.Spec.Management != featuresv1alpha1.FeatureManagementDynamic || f.Spec.DesiredState == "" {
+		// No rollout (any more): the components follow spec.desiredState.
+		status.Rollout = nil
+		meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
+		return 0, nil, nil
+	}
+	spec := rolloutSpec(f.Spec.Rollout)
+	to := f.Spec.DesiredState
+	previous := status.Rollout
+	var st rollout.Status
+	var from featuresv1alpha1.FeatureDesiredState
+	seed := string(f.UID)
+	switch {
+	case previous == nil || previous.To != to:
+		// A new desired state: a new rollout, from the value the
+		// components had.
+		from = rolloutFrom(previous, status.Uses, to)
+		st = rollout.NotStarted()
+		if from == to {
+			st = rollout.Status{Phase: rollout.Complete, Step: len(spec.Steps) - 1, StepStarted: now, Cohort: cohort.Cohort{All: true},
+				Reason: rollout.ReasonComplete, Message: fmt.Sprintf("the components already have %s: nothing to roll out", to)}
+			if previous != nil && !final(previous.Phase) {
+				st.Message = fmt.Sprintf("spec.desiredState went back to %s before the rollout completed: every component takes it", to)
+			}
+		}
+	default:
+		from, seed = previous.From, previous.Cohort.Seed
+		c, err := cohort.FromAPI(previous.Cohort)
+		if err != nil {
+			return 0, nil, err
+		}
+		st = rollout.Status{Phase: rollout.Phase(previous.Phase), Step: int(previous.Step) - 1, Cohort: c,
+			Reason: previous.Reason, Message: previous.Message}
+		if previous.StepStartTime != nil {
+			st.StepStarted = previous.StepStartTime.Time
+		}
+	}
+
+	nodes, err := r.nodes.List(labels.Everything())
+	if err != nil {
+		return 0, nil, err
+	}
+	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
+	ranks := make([]uint64, len(nodes))
+	sets := make([]labels.Labels, len(nodes))
+	for i, n := range nodes {
+		ranks[i] = cohort.Rank(seed, n.Name)
+		sets[i] = labels.Set(n.Labels)
+	}
+	verdict := rollout.Verdict{}
+	if st.Step >= 0 && st.Phase == rollout.Progressing {
+		verdict = rollout.Analyze(r.health(f.Namespace, f.Spec.Gate, to, st.Cohort, nodes, ranks, sets), spec.Thresholds)
+	}
+	next, requeue := rollout.Next(spec, st, ranks, verdict, now)
+
+	out := &featuresv1alpha1.FeatureRolloutStatus{
+		Phase: featuresv1alpha1.FeatureRolloutPhase(next.Phase), Scope: featuresv1alpha1.FeatureRolloutScopeNodes,
+		From: from, To: to, Step: int32(next.Step + 1),
+		Cohort: cohort.ToAPI(seed, next.Cohort, stepSelectors(f.Spec.Rollout, next.Step)),
+		Reason: next.Reason, Message: truncate(next.Message, 1024),
+	}
+	if !next.StepStarted.IsZero() {
+		t := metav1.NewTime(next.StepStarted)
+		out.StepStartTime = &t
+	}
+	moved := previous == nil || previous.To != to || previous.Phase != out.Phase || previous.Step != out.Step || previous.Reason != out.Reason
+	if moved {
+		out.Candidates = int32(len(nodes))
+		out.Members = int32(len(next.Cohort.Members(ranks, sets)))
+	} else {
+		out.Candidates, out.Members = previous.Candidates, previous.Members
+		if previous.StepStartTime != nil && out.StepStartTime != nil && previous.StepStartTime.Equal(out.StepStartTime) {
+			out.StepStartTime = previous.StepStartTime
+		}
+	}
+	status.Rollout = out
+	progressing := out.Phase == featuresv1alpha1.FeatureRolloutProgressing || out.Phase == featuresv1alpha1.FeatureRolloutComplete
+	transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing, progressing, f.Generation,
+		out.Reason, out.Message, metav1.NewTime(now))
+	if !moved {
+		return requeue, nil, nil
+	}
+	ev := &rolloutEvent{eventType: corev1.EventTypeNormal, reason: "Rollout" + out.Reason, message: out.Message}
+	if out.Phase == featuresv1alpha1.FeatureRolloutRolledBack || out.Phase == featuresv1alpha1.FeatureRolloutFailed {
+		ev.eventType = corev1.EventTypeWarning
+	}
+	return requeue, ev, nil
+}
+
+// health is what the analysis of a step looks at: for each node of the
+// cohort, whether its kubelet reports the new value and whether it is
+// Ready.
+func (r *rollouts) health(namespace, gate string, to featuresv1alpha1.FeatureDesiredState, c cohort.Cohort, nodes []*corev1.Node, ranks []uint64, sets []labels.Labels) rollout.Health {
+	reporting := map[string]bool{}
+	r.reports.Each(namespace, gate, reports.Pair{Component: kubelet, Enabled: to == featuresv1alpha1.FeatureDesiredStateOn}, func(rep *reports.Report) bool {
+		reporting[rep.Identity] = true
+		return true
+	})
+	var h rollout.Health
+	for _, i := range c.Members(ranks, sets) {
+		n := nodes[i]
+		h.Members = append(h.Members, rollout.Member{Name: n.Name, Reports: reporting[n.Name], NotReady: !ready(n)})
+	}
+	return h
+}
+
+// rolloutSpec returns the state machine's spec of an API rollout, with its
+// defaults. Every gate that can canary can be undone (canary.Gates
+// declares only gates whose components may disagree), so a failed step
+// rolls the cohort back.
+func rolloutSpec(r *featuresv1alpha1.FeatureRollout) rollout.Spec {
+	spec := rollout.Spec{Paused: r.Paused, Abort: r.Abort, Undoable: true,
+		Interval: DefaultRolloutInterval, ReportTimeout: DefaultRolloutReportTimeout}
+	if a := r.Analysis; a != nil {
+		spec.Thresholds.MaxNotReady = int(a.MaxNotReady)
+		if a.IntervalSeconds != nil {
+			spec.Interval = time.Duration(*a.IntervalSeconds) * time.Second
+		}
+		if a.ReportTimeoutSeconds != nil {
+			spec.ReportTimeout = time.Duration(*a.ReportTimeoutSeconds) * time.Second
+		}
+	}
+	if len(r.Steps) == 0 {
+		spec.Steps = rollout.DefaultSteps()
+		return spec
+	}
+	for _, s := range r.Steps {
+		step := rollout.Step{Size: cohort.Size{Count: s.Count, Percent: s.Percent}, Soak: rollout.DefaultSoak}
+		if s.Selector != nil {
+			// Validated: a selector that does not convert matches nothing.
+			if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err == nil {
+				step.Size.Selector = sel
+			} else {
+				step.Size.Selector = labels.Nothing()
+			}
+		}
+		if s.SoakSeconds != nil {
+			step.Soak = time.Duration(*s.SoakSeconds) * time.Second
+		}
+		spec.Steps = append(spec.Steps, step)
+	}
+	return spec
+}
+
+// stepSelectors returns the label selectors of the steps up to step, which
+// the cohort holds (rollout.Widen adds a selector step's selector).
+func stepSelectors(r *featuresv1alpha1.FeatureRollout, step int) []metav1.LabelSelector {
+	var out []metav1.LabelSelector
+	for i := 0; i <= step && i < len(r.Steps); i++ {
+		if s := r.Steps[i].Selector; s != nil {
+			out = append(out, *s.DeepCopy())
+		}
+	}
+	return out
+}
+
+// rolloutFrom returns the value components outside the cohort keep during a
+// rollout to to: the previous rollout's new value, or, for a first rollout,
+// to itself when every use already reports it (nothing to roll out), else
+// the other value.
+func rolloutFrom(previous *featuresv1alpha1.FeatureRolloutStatus, uses []featuresv1alpha1.FeatureUse, to featuresv1alpha1.FeatureDesiredState) featuresv1alpha1.FeatureDesiredState {
+	other := featuresv1alpha1.FeatureDesiredStateOn
+	if to == featuresv1alpha1.FeatureDesiredStateOn {
+		other = featuresv1alpha1.FeatureDesiredStateOff
+	}
+	if previous != nil {
+		if final(previous.Phase) && previous.Phase != featuresv1alpha1.FeatureRolloutComplete {
+			// Rolled back or aborted: everyone has the old value.
+			return previous.From
+		}
+		if previous.Phase != featuresv1alpha1.FeatureRolloutComplete && previous.From == to {
+			return to // back to where an unfinished rollout came from
+		}
+		return previous.To
+	}
+	if len(uses) == 0 {
+		return other
+	}
+	for _, u := range uses {
+		if u.Enabled != (to == featuresv1alpha1.FeatureDesiredStateOn) {
+			return other
+		}
+	}
+	return to
+}
+
+// truncate bounds a message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

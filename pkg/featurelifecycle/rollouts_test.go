@@ -1,0 +1,224 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featurelifecycle
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/features/cohort"
+	"k8s.io/utils/ptr"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
+	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
+	"k8s.io/kubernetes/pkg/printers/internalversion"
+)
+
+// rolloutFixture is a leader's view of n nodes and their kubelets' reports.
+type rolloutFixture struct {
+	t       *testing.T
+	nodes   cache.Indexer
+	index   *reports.Index
+	r       *rollouts
+	feature *featuresv1alpha1.Feature
+}
+
+func newRolloutFixture(t *testing.T, n int) *rolloutFixture {
+	x := &rolloutFixture{t: t, nodes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), index: reports.NewIndex()}
+	for i := range n {
+		x.setNode(fmt.Sprintf("node-%d", i), true)
+	}
+	x.r = &rollouts{nodes: corelisters.NewNodeLister(x.nodes), reports: x.index}
+	x.feature = &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "extend-web-sockets-to-kubelet", Namespace: KubeNamespace, UID: "uid-1", Generation: 2},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: "ExtendWebSocketsToKubelet", DesiredState: featuresv1alpha1.FeatureDesiredStateOn,
+			Management: featuresv1alpha1.FeatureManagementDynamic, Rollout: &featuresv1alpha1.FeatureRollout{
+				Steps: []featuresv1alpha1.FeatureRolloutStep{{Count: 1, SoakSeconds: ptr.To(int32(60))}, {Percent: 50, SoakSeconds: ptr.To(int32(60))},
+					{Percent: 100, SoakSeconds: ptr.To(int32(60))}}}},
+		Status: featuresv1alpha1.FeatureStatus{Uses: []featuresv1alpha1.FeatureUse{{Component: kubelet, Enabled: false}}},
+	}
+	return x
+}
+
+func (x *rolloutFixture) setNode(name string, ready bool) {
+	status := corev1.ConditionTrue
+	if !ready {
+		status = corev1.ConditionFalse
+	}
+	if err := x.nodes.Update(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}}}); err != nil {
+		x.t.Fatal(err)
+	}
+}
+
+// report makes node's kubelet report the gate enabled or not.
+func (x *rolloutFixture) report(node string, enabled bool) {
+	x.index.Set(&reports.Report{Namespace: KubeNamespace, Name: "kubelet." + node, Component: kubelet, Identity: node,
+		Gates: map[string]bool{x.feature.Spec.Gate: enabled}})
+}
+
+// sync runs the leader's pass at now and stores the status.
+func (x *rolloutFixture) sync(now time.Time) (*featuresv1alpha1.FeatureRolloutStatus, *rolloutEvent) {
+	x.t.Helper()
+	status := x.feature.Status.DeepCopy()
+	_, ev, err := x.r.sync(x.feature, status, now)
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	x.feature.Status = *status
+	return status.Rollout, ev
+}
+
+// members returns the nodes the published cohort holds.
+func (x *rolloutFixture) members() []string {
+	r := x.feature.Status.Rollout
+	c, err := cohort.FromAPI(r.Cohort)
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	var out []string
+	for _, key := range x.nodes.ListKeys() {
+		if c.Member(cohort.Rank(r.Cohort.Seed, key), nil) {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+func TestRolloutWidensWhileHealthy(t *testing.T) {
+	x := newRolloutFixture(t, 20)
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	r, ev := x.sync(now)
+	if r.Phase != featuresv1alpha1.FeatureRolloutProgressing || r.Step != 1 || r.Members != 1 || r.Candidates != 20 ||
+		r.From != featuresv1alpha1.FeatureDesiredStateOff || r.Cohort.Seed != "uid-1" {
+		t.Fatalf("first pass: %+v", r)
+	}
+	if ev == nil || ev.reason != "RolloutStepStarted" {
+		t.Errorf("first pass event %+v, want RolloutStepStarted", ev)
+	}
+	if c := meta.FindStatusCondition(x.feature.Status.Conditions, featuresv1alpha1.FeatureConditionProgressing); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("Progressing condition %+v", c)
+	}
+	first := x.members()
+	// Soaked but not reported: the step waits.
+	if r, _ := x.sync(now.Add(2 * time.Minute)); r.Step != 1 {
+		t.Fatalf("the step widened before its cohort reported the new value: %+v", r)
+	}
+	x.report(first[0], true)
+	if r, _ := x.sync(now.Add(3 * time.Minute)); r.Step != 2 || r.Members != 10 {
+		t.Fatalf("second step: %+v", r)
+	}
+	second := x.members()
+	for _, n := range first {
+		if !slices.Contains(second, n) {
+			t.Errorf("widening dropped %s", n)
+		}
+	}
+	for _, n := range second {
+		x.report(n, true)
+	}
+	if r, _ := x.sync(now.Add(5 * time.Minute)); r.Step != 3 || !r.Cohort.All {
+		t.Fatalf("third step: %+v", r)
+	}
+	for i := range 20 {
+		x.report(fmt.Sprintf("node-%d", i), true)
+	}
+	r, ev = x.sync(now.Add(7 * time.Minute))
+	if r.Phase != featuresv1alpha1.FeatureRolloutComplete || ev == nil || ev.reason != "RolloutComplete" {
+		t.Fatalf("last step: %+v, event %+v", r, ev)
+	}
+	if got := internalversion.DefaultRolloutSteps; got != len(rollout.DefaultSteps()) {
+		t.Errorf("the printer's default step count %d is not the rollout's %d", got, len(rollout.DefaultSteps()))
+	}
+}
+
+func TestRolloutRollsBackOnNotReady(t *testing.T) {
+	x := newRolloutFixture(t, 20)
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	x.sync(now)
+	member := x.members()[0]
+	x.report(member, true)
+	x.setNode(member, false)
+	r, ev := x.sync(now.Add(time.Second))
+	if r.Phase != featuresv1alpha1.FeatureRolloutRolledBack || r.Reason != rollout.ReasonNodeNotReady || r.Step != 1 || r.Cohort.Below != "" || r.Cohort.All {
+		t.Fatalf("after NotReady: %+v", r)
+	}
+	if ev == nil || ev.eventType != corev1.EventTypeWarning {
+		t.Errorf("event %+v, want a warning", ev)
+	}
+	if c := meta.FindStatusCondition(x.feature.Status.Conditions, featuresv1alpha1.FeatureConditionProgressing); c == nil || c.Status != metav1.ConditionFalse || c.Reason != rollout.ReasonNodeNotReady {
+		t.Errorf("Progressing condition %+v", c)
+	}
+	// Over: nothing moves, and the next rollout starts from the old value.
+	if r2, ev := x.sync(now.Add(time.Hour)); r2.Phase != featuresv1alpha1.FeatureRolloutRolledBack || ev != nil {
+		t.Errorf("a rolled back rollout moved: %+v %+v", r2, ev)
+	}
+	if rolling(x.feature) {
+		t.Error("a rolled back rollout counts as rolling")
+	}
+	x.feature.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff
+	if r, _ := x.sync(now.Add(2 * time.Hour)); r.Phase != featuresv1alpha1.FeatureRolloutComplete || r.From != featuresv1alpha1.FeatureDesiredStateOff {
+		t.Errorf("going back to the old value after a rollback: %+v", r)
+	}
+}
+
+func TestRolloutPauseAbortAndRemoval(t *testing.T) {
+	x := newRolloutFixture(t, 20)
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	x.sync(now)
+	x.feature.Spec.Rollout.Paused = true
+	if r, _ := x.sync(now.Add(time.Hour)); r.Phase != featuresv1alpha1.FeatureRolloutPaused || r.Step != 1 {
+		t.Fatalf("paused: %+v", r)
+	}
+	x.feature.Spec.Rollout.Abort = true
+	if r, _ := x.sync(now.Add(2 * time.Hour)); r.Phase != featuresv1alpha1.FeatureRolloutAborted || r.Cohort.Below != "" {
+		t.Fatalf("aborted: %+v", r)
+	}
+	x.feature.Spec.Rollout = nil
+	if r, _ := x.sync(now.Add(3 * time.Hour)); r != nil || meta.FindStatusCondition(x.feature.Status.Conditions, featuresv1alpha1.FeatureConditionProgressing) != nil {
+		t.Errorf("without spec.rollout, status.rollout and Progressing must go: %+v", r)
+	}
+}
+
+func TestRolloutFrom(t *testing.T) {
+	on, off := featuresv1alpha1.FeatureDesiredStateOn, featuresv1alpha1.FeatureDesiredStateOff
+	for _, tc := range []struct {
+		name     string
+		previous *featuresv1alpha1.FeatureRolloutStatus
+		uses     []featuresv1alpha1.FeatureUse
+		to, want featuresv1alpha1.FeatureDesiredState
+	}{
+		{"first, uses off", nil, []featuresv1alpha1.FeatureUse{{Component: kubelet}}, on, off},
+		{"first, every use on already", nil, []featuresv1alpha1.FeatureUse{{Component: kubelet, Enabled: true}}, on, on},
+		{"first, no uses", nil, nil, off, on},
+		{"after a complete one", &featuresv1alpha1.FeatureRolloutStatus{Phase: "Complete", From: off, To: on}, nil, off, on},
+		{"after a rollback", &featuresv1alpha1.FeatureRolloutStatus{Phase: "RolledBack", From: off, To: on}, nil, off, off},
+		{"back during one", &featuresv1alpha1.FeatureRolloutStatus{Phase: "Progressing", From: off, To: on}, nil, off, off},
+	} {
+		if got := rolloutFrom(tc.previous, tc.uses, tc.to); got != tc.want {
+			t.Errorf("%s: from %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}

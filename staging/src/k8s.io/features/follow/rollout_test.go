@@ -1,0 +1,165 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package follow
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes/fake"
+	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"k8s.io/features/cohort"
+)
+
+// rolling returns AlphaGate's Dynamic Feature rolling out from Off to On
+// with status.rollout's cohort c in phase.
+func rolling(c featuresv1alpha1.FeatureCohort, phase featuresv1alpha1.FeatureRolloutPhase) *featuresv1alpha1.Feature {
+	f := feature("AlphaGate", dynamic, on, true)
+	f.Spec.Rollout = &featuresv1alpha1.FeatureRollout{}
+	f.Status.Rollout = &featuresv1alpha1.FeatureRolloutStatus{Phase: phase, Scope: featuresv1alpha1.FeatureRolloutScopeNodes,
+		From: off, To: on, Step: 1, Cohort: c}
+	return f
+}
+
+// TestFollowCohort: a kubelet takes the new value exactly when the cohort
+// holds it; every other component keeps the old one until the rollout is
+// complete.
+func TestFollowCohort(t *testing.T) {
+	const seed = "3c1e-uid"
+	nodes := make([]string, 20)
+	ranks := make([]uint64, len(nodes))
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("node-%d", i)
+		ranks[i] = cohort.Rank(seed, nodes[i])
+	}
+	c := cohort.Widen(cohort.Cohort{}, ranks, cohort.Size{Percent: 25})
+	published := cohort.ToAPI(seed, c, nil)
+	if _, err := strconv.ParseUint(published.Below, 10, 64); err != nil {
+		t.Fatalf("below %q: %v", published.Below, err)
+	}
+	rack := metav1.LabelSelector{MatchLabels: map[string]string{"rack": "r1"}}
+	withSelector := cohort.ToAPI(seed, cohort.Cohort{Selectors: []labels.Selector{labels.SelectorFromSet(labels.Set{"rack": "r1"})}}, []metav1.LabelSelector{rack})
+
+	for _, tc := range []struct {
+		name      string
+		component string
+		identity  string
+		labels    labels.Set
+		feature   *featuresv1alpha1.Feature
+		want      bool
+	}{
+		{"member", "kubelet", nodes[0], nil, rolling(published, featuresv1alpha1.FeatureRolloutProgressing), c.Member(ranks[0], nil)},
+		{"non-member kube-scheduler", "kube-scheduler", nodes[0], nil, rolling(published, featuresv1alpha1.FeatureRolloutProgressing), false},
+		{"complete", "kube-scheduler", "", nil, rolling(featuresv1alpha1.FeatureCohort{Seed: seed, All: true}, featuresv1alpha1.FeatureRolloutComplete), true},
+		{"rolled back", "kubelet", nodes[0], nil, rolling(featuresv1alpha1.FeatureCohort{Seed: seed}, featuresv1alpha1.FeatureRolloutRolledBack), false},
+		{"selected by label", "kubelet", "node-x", labels.Set{"rack": "r1"}, rolling(withSelector, featuresv1alpha1.FeatureRolloutProgressing), true},
+		{"not selected", "kubelet", "node-x", labels.Set{"rack": "r2"}, rolling(withSelector, featuresv1alpha1.FeatureRolloutProgressing), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			g := newTestGate(t)
+			opts := Options{Component: tc.component, Identity: tc.identity}
+			if tc.labels != nil {
+				opts.Labels = func() labels.Set { return tc.labels }
+			}
+			if err := NewFollower(g, fake.NewClientset(tc.feature), opts).Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := g.Enabled("AlphaGate"); got != tc.want {
+				t.Errorf("AlphaGate = %t, want %t", got, tc.want)
+			}
+		})
+	}
+
+	// Of the 20 nodes, exactly the cohort's members take the new value.
+	members := 0
+	for i, node := range nodes {
+		ctx, cancel := context.WithCancel(context.Background())
+		g := newTestGate(t)
+		if err := NewFollower(g, fake.NewClientset(rolling(published, featuresv1alpha1.FeatureRolloutProgressing)),
+			Options{Component: "kubelet", Identity: node}).Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if g.Enabled("AlphaGate") != c.Member(ranks[i], nil) {
+			t.Errorf("%s: AlphaGate = %t, cohort membership %t", node, g.Enabled("AlphaGate"), c.Member(ranks[i], nil))
+		}
+		if g.Enabled("AlphaGate") {
+			members++
+		}
+	}
+	if members != 5 {
+		t.Errorf("%d of 20 nodes took the new value at 25%%, want 5", members)
+	}
+}
+
+// TestFollowHoldsUntilTheRolloutStarts: a new desired state of a Feature
+// that rolls out in steps changes nothing until its leader publishes the
+// rollout of that state.
+func TestFollowHoldsUntilTheRolloutStarts(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := newTestGate(t)
+	f := feature("AlphaGate", dynamic, on, true)
+	f.Spec.Rollout = &featuresv1alpha1.FeatureRollout{}
+	if err := NewFollower(g, fake.NewClientset(f), Options{Component: "kubelet", Identity: "node-0"}).Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if g.Enabled("AlphaGate") {
+		t.Error("AlphaGate took the new desired state before the rollout started")
+	}
+	// A completed rollout of the old state, and a new desired state: the
+	// gate keeps following with the value it has.
+	f.Status.Rollout = &featuresv1alpha1.FeatureRolloutStatus{Phase: featuresv1alpha1.FeatureRolloutComplete,
+		Scope: featuresv1alpha1.FeatureRolloutScopeNodes, From: on, To: on, Cohort: featuresv1alpha1.FeatureCohort{All: true}}
+	g = newTestGate(t)
+	fl := NewFollower(g, fake.NewClientset(f), Options{Component: "kubelet", Identity: "node-0"})
+	if err := fl.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Enabled("AlphaGate") {
+		t.Fatal("AlphaGate must be on after a complete rollout to On")
+	}
+	f.Spec.DesiredState = off
+	if err := fl.sync(klog.Background(), listerOf(t, f)); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Enabled("AlphaGate") || len(fl.Followed()) != 1 {
+		t.Errorf("AlphaGate must keep On and stay followed until the rollout to Off starts: %t, followed %v", g.Enabled("AlphaGate"), fl.Followed())
+	}
+}
+
+// listerOf returns a lister of features.
+func listerOf(t *testing.T, features ...*featuresv1alpha1.Feature) featureslisters.FeatureLister {
+	t.Helper()
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, f := range features {
+		if err := indexer.Add(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return featureslisters.NewFeatureLister(indexer)
+}
