@@ -22,6 +22,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"k8s.io/kubernetes/pkg/apis/features"
 )
@@ -90,6 +91,34 @@ func TestValidateFeature(t *testing.T) {
 		{"desiredState enum", func(f *features.Feature) { f.Spec.DesiredState = "Maybe" }, field.ErrorTypeNotSupported, "spec.desiredState"},
 		{"management required", func(f *features.Feature) { f.Spec.Management = "" }, field.ErrorTypeRequired, "spec.management"},
 		{"management enum", func(f *features.Feature) { f.Spec.Management = "Manual" }, field.ErrorTypeNotSupported, "spec.management"},
+		{"rollout: valid", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Steps: []features.FeatureRolloutStep{{Count: 1}, {Percent: 50, SoakSeconds: ptr.To(int32(60))},
+				{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "a"}}}, {Percent: 100}}}
+		}, "", ""},
+		{"rollout: step with two sizes", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Steps: []features.FeatureRolloutStep{{Count: 1, Percent: 10}}}
+		}, field.ErrorTypeInvalid, "spec.rollout.steps[0]"},
+		{"rollout: percent above 100", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Steps: []features.FeatureRolloutStep{{Percent: 150}}}
+		}, field.ErrorTypeInvalid, "spec.rollout.steps[0].percent"},
+		{"rollout: cohort shrinks", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Steps: []features.FeatureRolloutStep{{Percent: 50}, {Percent: 10}}}
+		}, field.ErrorTypeInvalid, "spec.rollout.steps[1].percent"},
+		{"rollout: soak over a day", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Steps: []features.FeatureRolloutStep{{Count: 1, SoakSeconds: ptr.To(int32(MaxRolloutSeconds + 1))}}}
+		}, field.ErrorTypeInvalid, "spec.rollout.steps[0].soakSeconds"},
+		{"rollout: bad selector", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Steps: []features.FeatureRolloutStep{{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"bad key!": "a"}}}}}
+		}, field.ErrorTypeInvalid, "spec.rollout.steps[0].selector.matchLabels"},
+		{"rollout: interval 0", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Analysis: &features.FeatureRolloutAnalysis{IntervalSeconds: ptr.To(int32(0))}}
+		}, field.ErrorTypeInvalid, "spec.rollout.analysis.intervalSeconds"},
+		{"rollout status: phase enum", func(f *features.Feature) {
+			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Sideways", Scope: "Nodes", From: "Off", To: "On"}
+		}, field.ErrorTypeNotSupported, "status.rollout.phase"},
+		{"rollout status: below", func(f *features.Feature) {
+			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: "Nodes", From: "Off", To: "On", Cohort: features.FeatureCohort{Below: "-1"}}
+		}, field.ErrorTypeInvalid, "status.rollout.cohort.below"},
 		{"state enum", func(f *features.Feature) { f.Status.State = "Half" }, field.ErrorTypeNotSupported, "status.state"},
 		{"preRelease enum", func(f *features.Feature) { f.Status.PreRelease = "ALPHA" }, field.ErrorTypeNotSupported, "status.preRelease"},
 		{"version format", func(f *features.Feature) { f.Status.Version = "v1.36.0" }, field.ErrorTypeInvalid, "status.version"},

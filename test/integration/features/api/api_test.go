@@ -290,7 +290,7 @@ func (e *env) testTable(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, ","); got != "Name,Desired,State,Stage,Default,Tasks,Age,Gate,Version,Upgrade,Downgrade" {
+	if got := strings.Join(names, ","); got != "Name,Desired,State,Stage,Default,Tasks,Age,Gate,Version,Upgrade,Downgrade,Rollout" {
 		t.Fatalf("columns %s", got)
 	}
 	if len(table.Rows) != 1 {
@@ -436,6 +436,11 @@ func (e *env) testBadInput(t *testing.T) {
 			f.Spec.Management = "ByHand"
 			return f
 		}(), "spec.management"},
+		{"rollout step with two sizes", func() *featuresv1alpha1.Feature {
+			f := newFeature("RolloutGate", "rollout-gate")
+			f.Spec.Rollout = &featuresv1alpha1.FeatureRollout{Steps: []featuresv1alpha1.FeatureRolloutStep{{Count: 1, Percent: 10}}}
+			return f
+		}(), "spec.rollout.steps[0]"},
 	}
 	for _, tc := range creates {
 		_, err := client.Create(ctx, tc.obj, metav1.CreateOptions{})

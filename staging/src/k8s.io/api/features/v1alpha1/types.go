@@ -463,16 +463,22 @@ type FeatureRolloutStatus struct {
 	// +optional
 	Cohort FeatureCohort `json:"cohort,omitempty" protobuf:"bytes,7,opt,name=cohort"`
 
-	// candidates is how many components the cohort was picked from, and
-	// members how many of them it holds, when the step started.
+	// candidates is how many components the cohort was picked from when
+	// the current step started.
 	// +optional
 	Candidates int32 `json:"candidates,omitempty" protobuf:"varint,8,opt,name=candidates"`
+
+	// members is how many of the candidates the cohort held when the
+	// current step started.
 	// +optional
 	Members int32 `json:"members,omitempty" protobuf:"varint,9,opt,name=members"`
 
-	// reason and message say why the rollout stands where it does.
+	// reason says, in CamelCase, why the rollout stands where it does:
+	// StepStarted, NodeNotReady, PausedByAdmin, Complete...
 	// +optional
 	Reason string `json:"reason,omitempty" protobuf:"bytes,10,opt,name=reason"`
+
+	// message says the same for humans, naming the nodes concerned.
 	// +optional
 	Message string `json:"message,omitempty" protobuf:"bytes,11,opt,name=message"`
 }
