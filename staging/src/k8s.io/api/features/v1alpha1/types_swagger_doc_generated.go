@@ -172,8 +172,10 @@ var map_FeatureRolloutStatus = map[string]string{
 	"step":          "step is the current step, from 1; 0 before the first.",
 	"stepStartTime": "stepStartTime is when the current step started or resumed.",
 	"cohort":        "cohort is who has the new value.",
-	"candidates":    "candidates is how many components the cohort was picked from, and members how many of them it holds, when the step started.",
-	"reason":        "reason and message say why the rollout stands where it does.",
+	"candidates":    "candidates is how many components the cohort was picked from when the current step started.",
+	"members":       "members is how many of the candidates the cohort held when the current step started.",
+	"reason":        "reason says, in CamelCase, why the rollout stands where it does: StepStarted, NodeNotReady, PausedByAdmin, Complete...",
+	"message":       "message says the same for humans, naming the nodes concerned.",
 }
 
 func (FeatureRolloutStatus) SwaggerDoc() map[string]string {

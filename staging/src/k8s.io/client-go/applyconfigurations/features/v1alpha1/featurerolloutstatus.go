@@ -44,12 +44,16 @@ type FeatureRolloutStatusApplyConfiguration struct {
 	StepStartTime *v1.Time `json:"stepStartTime,omitempty"`
 	// cohort is who has the new value.
 	Cohort *FeatureCohortApplyConfiguration `json:"cohort,omitempty"`
-	// candidates is how many components the cohort was picked from, and
-	// members how many of them it holds, when the step started.
+	// candidates is how many components the cohort was picked from when
+	// the current step started.
 	Candidates *int32 `json:"candidates,omitempty"`
-	Members    *int32 `json:"members,omitempty"`
-	// reason and message say why the rollout stands where it does.
-	Reason  *string `json:"reason,omitempty"`
+	// members is how many of the candidates the cohort held when the
+	// current step started.
+	Members *int32 `json:"members,omitempty"`
+	// reason says, in CamelCase, why the rollout stands where it does:
+	// StepStarted, NodeNotReady, PausedByAdmin, Complete...
+	Reason *string `json:"reason,omitempty"`
+	// message says the same for humans, naming the nodes concerned.
 	Message *string `json:"message,omitempty"`
 }
 
