@@ -64,7 +64,7 @@ type canaryFigures struct {
 // 25, 50 and 100 percent, with a soak of soak each. With faulty, a kubelet
 // that takes the new value fails readiness: its Node turns NotReady, as a
 // kubelet whose new code path breaks its node would.
-func runCanary(t *testing.T, n int, faulty bool, soak time.Duration) canaryFigures {
+func runCanary(t testing.TB, n int, faulty bool, soak time.Duration) canaryFigures {
 	t.Helper()
 	flags := append(slices.Clone(harness.LifecycleFlags), "--feature-lifecycle-dynamic-gates="+string(followGate))
 	c := startScaleCluster(t, n, flags...)
@@ -271,7 +271,7 @@ func setReady(ctx context.Context, c *scaleCluster, node string, ready bool) err
 
 // reportWrites returns the sum of the kubelets' reports' generations: how
 // often they were written.
-func (c *scaleCluster) reportWrites(ctx context.Context, t *testing.T) int {
+func (c *scaleCluster) reportWrites(ctx context.Context, t testing.TB) int {
 	t.Helper()
 	list, err := c.admin.FeaturesV1alpha1().FeatureReports(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -289,7 +289,7 @@ func (c *scaleCluster) reportWrites(ctx context.Context, t *testing.T) int {
 // checkCohorts checks that every cohort kept the earlier one's members
 // until a rollback emptied it, and that no kubelet outside the cohorts ever
 // had the new value.
-func checkCohorts(t *testing.T, fig canaryFigures) {
+func checkCohorts(t testing.TB, fig canaryFigures) {
 	t.Helper()
 	union := sets.New[string]()
 	for i, co := range fig.cohorts {
@@ -303,15 +303,17 @@ func checkCohorts(t *testing.T, fig canaryFigures) {
 	}
 }
 
+// canaryInterval is the analysis interval of the canary scenarios.
+const canaryInterval = time.Second
+
 // TestCanaryRollout rolls followGate out in steps to 20 simulated kubelets:
 // healthy, it reaches 100 % with no manual step, every widening keeping the
 // earlier cohort; with a fault that turns a node NotReady once its kubelet
 // takes the new value, the rollout stops at the first step, within two
 // analysis intervals, and rolls the cohort back, and no kubelet outside the
-// cohort ever had the new value. The faulty rollout runs again at 200
-// nodes.
+// cohort ever had the new value. BenchmarkCanaryRollout runs the faulty
+// rollout at 200 nodes too.
 func TestCanaryRollout(t *testing.T) {
-	const interval = time.Second
 	t.Run("healthy/nodes=20", func(t *testing.T) {
 		fig := runCanary(t, 20, false, 2*time.Second)
 		if fig.final.Phase != featuresv1alpha1.FeatureRolloutComplete {
@@ -327,24 +329,47 @@ func TestCanaryRollout(t *testing.T) {
 		t.Logf("healthy rollout to 20 nodes: cohorts %v; %d Feature writes for %d steps (%.1f per step), %d kubelet report writes",
 			cohortSizes(fig), fig.featureWrites, fig.steps, float64(fig.featureWrites)/float64(max(fig.steps, 1)), fig.reportWrites)
 	})
-	for _, n := range []int{20, 200} {
-		t.Run(fmt.Sprintf("faulty/nodes=%d", n), func(t *testing.T) {
-			fig := runCanary(t, n, true, 30*time.Second)
-			if fig.final.Phase != featuresv1alpha1.FeatureRolloutRolledBack {
-				t.Fatalf("the faulty rollout ended %s (%s), want RolledBack", fig.final.Phase, fig.final.Message)
+	t.Run("faulty/nodes=20", func(t *testing.T) { faultyCanary(t, 20) })
+}
+
+// faultyCanary runs the faulty rollout at n nodes and checks it stopped at
+// the first step, with one node touched, within two analysis intervals.
+func faultyCanary(t testing.TB, n int) canaryFigures {
+	t.Helper()
+	fig := runCanary(t, n, true, 30*time.Second)
+	if fig.final.Phase != featuresv1alpha1.FeatureRolloutRolledBack {
+		t.Fatalf("the faulty rollout ended %s (%s), want RolledBack", fig.final.Phase, fig.final.Message)
+	}
+	if fig.final.Step != 1 || fig.final.Reason != "NodeNotReady" {
+		t.Errorf("the faulty rollout stopped at step %d for %s, want step 1 for NodeNotReady", fig.final.Step, fig.final.Reason)
+	}
+	checkCohorts(t, fig)
+	if fig.touched.Len() != 1 {
+		t.Errorf("%d kubelets took the faulty value, want 1: %v", fig.touched.Len(), sets.List(fig.touched))
+	}
+	if fig.detected > 2*canaryInterval {
+		t.Errorf("the rollout stopped %s after the node went NotReady, more than two analysis intervals (%s)", fig.detected, 2*canaryInterval)
+	}
+	t.Logf("faulty rollout to %d nodes: %d node(s) touched; NotReady to rolled back %s; rolled back to every touched kubelet at the old value %s; %d Feature writes, %d kubelet report writes",
+		n, fig.touched.Len(), fig.detected.Round(time.Millisecond), fig.restored.Round(time.Millisecond), fig.featureWrites, fig.reportWrites)
+	return fig
+}
+
+// BenchmarkCanaryRollout runs the faulty rollout at 20 and 200 simulated
+// kubelets (FEATUREFLAGS_SCALE_NODES overrides) and reports the nodes it
+// touched, the time from the NotReady to the rollout's stop and from then
+// to the touched kubelets back at the old value, and the Feature writes.
+func BenchmarkCanaryRollout(b *testing.B) {
+	for _, n := range scaleNodeCounts(b, "20,200") {
+		b.Run(fmt.Sprintf("faulty/nodes=%d", n), func(b *testing.B) {
+			var fig canaryFigures
+			for b.Loop() {
+				fig = faultyCanary(b, n)
 			}
-			if fig.final.Step != 1 || fig.final.Reason != "NodeNotReady" {
-				t.Errorf("the faulty rollout stopped at step %d for %s, want step 1 for NodeNotReady", fig.final.Step, fig.final.Reason)
-			}
-			checkCohorts(t, fig)
-			if fig.touched.Len() != 1 {
-				t.Errorf("%d kubelets took the faulty value, want 1: %v", fig.touched.Len(), sets.List(fig.touched))
-			}
-			if fig.detected > 2*interval {
-				t.Errorf("the rollout stopped %s after the node went NotReady, more than two analysis intervals (%s)", fig.detected, 2*interval)
-			}
-			t.Logf("faulty rollout to %d nodes: %d node(s) touched; NotReady to rolled back %s; rolled back to every touched kubelet at the old value %s; %d Feature writes, %d kubelet report writes",
-				n, fig.touched.Len(), fig.detected.Round(time.Millisecond), fig.restored.Round(time.Millisecond), fig.featureWrites, fig.reportWrites)
+			b.ReportMetric(float64(fig.touched.Len()), "nodes-touched")
+			b.ReportMetric(fig.detected.Seconds()*1000, "detect-ms")
+			b.ReportMetric(fig.restored.Seconds()*1000, "restore-ms")
+			b.ReportMetric(float64(fig.featureWrites), "feature-writes")
 		})
 	}
 }
