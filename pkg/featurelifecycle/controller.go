@@ -236,6 +236,9 @@ type Controller struct {
 	residue *residueScanner
 	// rollouts runs the canary rollouts of Dynamic Features (rollouts.go).
 	rollouts *rollouts
+	// targets publishes the FeatureTargets that components follow
+	// (targets.go).
+	targets *targets
 	// versionChanges are what changes between the versions this binary
 	// emulates, for the UpgradeSafe and DowngradeSafe conditions
 	// (versionsafety.go); nil sets none.
@@ -319,6 +322,9 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		return nil, err
 	}
 	c.rollouts = rollouts
+	if c.targets, err = newTargets(client, c.informers, func(key string) { c.queue.Add(key) }); err != nil {
+		return nil, err
+	}
 	c.residue = &residueScanner{c: c, pageInterval: opts.ResidueScanPageInterval, found: map[string]residueFound{}, uses: map[string]string{}}
 	if vc, err := inventory.LoadVersionChanges(); err == nil {
 		c.versionChanges = vc
@@ -345,6 +351,8 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueue,
 		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+		// A deleted Feature's target goes with it.
+		DeleteFunc: c.enqueue,
 	}); err != nil {
 		return nil, err
 	}
@@ -453,7 +461,7 @@ func (c *Controller) Run(ctx context.Context) {
 	go c.nodeLeaseInformer.RunWithContext(ctx)
 	go c.rollouts.informer.RunWithContext(ctx)
 	synced := []cache.InformerSynced{c.informers.Features().V1alpha1().Features().Informer().HasSynced,
-		c.reportInformer.HasSynced, c.reportsIndexed, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced, c.rollouts.informer.HasSynced}
+		c.reportInformer.HasSynced, c.reportsIndexed, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced, c.rollouts.informer.HasSynced, c.targets.informer.HasSynced}
 	if c.crds != nil {
 		go c.crds.run(ctx)
 		synced = append(synced, c.crds.informer.HasSynced)
@@ -598,7 +606,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	stored, err := c.lister.Features(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
-		return 0, nil
+		return 0, c.targets.forget(ctx, namespace, name)
 	}
 	if err != nil {
 		return 0, err
@@ -658,6 +666,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err := c.writeStatus(ctx, stored, status, &after); err != nil {
 		return 0, err
 	}
+	if err := c.targets.publish(ctx, f, status); err != nil {
+		return 0, err
+	}
 	if d := usesChange.Sub(now); !usesChange.IsZero() && (requeue == 0 || d < requeue) {
 		requeue = max(d, 0) + time.Second
 	}
@@ -677,6 +688,9 @@ func (c *Controller) syncUses(ctx context.Context, stored, f *featuresv1alpha1.F
 	requeue := c.holdSampleChange(stored, status, now)
 	var after outbox
 	if err := c.writeStatus(ctx, stored, status, &after); err != nil {
+		return 0, err
+	}
+	if err := c.targets.publish(ctx, f, status); err != nil {
 		return 0, err
 	}
 	if d := usesChange.Sub(now); !usesChange.IsZero() && (requeue == 0 || d < requeue) {
@@ -802,6 +816,9 @@ func (c *Controller) syncThirdParty(ctx context.Context, stored, f *featuresv1al
 		requeue = wait
 	}
 	if err := c.writeStatus(ctx, stored, status, &after); err != nil {
+		return 0, err
+	}
+	if err := c.targets.publish(ctx, f, status); err != nil {
 		return 0, err
 	}
 	if d := usesChange.Sub(now); !usesChange.IsZero() && (requeue == 0 || d < requeue) {

@@ -83,12 +83,7 @@ func newRollouts(client kubernetes.Interface, resync time.Duration, index *repor
 
 // rolling says whether f has a rollout that is not over.
 func rolling(f *featuresv1alpha1.Feature) bool {
-	return f.Spec.Rollout != nil && (f.Status.Rollout == nil || f.Status.Rollout.To != f.Spec.DesiredState || !final(f.Status.Rollout.Phase))
-}
-
-// final says whether a rollout phase is final.
-func final(p featuresv1alpha1.FeatureRolloutPhase) bool {
-	return p == featuresv1alpha1.FeatureRolloutComplete || p == featuresv1alpha1.FeatureRolloutRolledBack || p == featuresv1alpha1.FeatureRolloutAborted
+	return f.Spec.Rollout != nil && (f.Status.Rollout == nil || f.Status.Rollout.To != f.Spec.DesiredState || !f.Status.Rollout.Phase.Final())
 }
 
 // ready says whether a node's Ready condition is True.
@@ -132,7 +127,7 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 		if from == to {
 			st = rollout.Status{Phase: rollout.Complete, Step: len(spec.Steps) - 1, StepStarted: now, Cohort: cohort.Cohort{All: true},
 				Reason: rollout.ReasonComplete, Message: fmt.Sprintf("the components already have %s: nothing to roll out", to)}
-			if previous != nil && !final(previous.Phase) {
+			if previous != nil && !previous.Phase.Final() {
 				st.Message = fmt.Sprintf("spec.desiredState went back to %s before the rollout completed: every component takes it", to)
 			}
 		}
@@ -277,7 +272,7 @@ func rolloutFrom(previous *featuresv1alpha1.FeatureRolloutStatus, uses []feature
 		other = featuresv1alpha1.FeatureDesiredStateOff
 	}
 	if previous != nil {
-		if final(previous.Phase) && previous.Phase != featuresv1alpha1.FeatureRolloutComplete {
+		if previous.Phase.Final() && previous.Phase != featuresv1alpha1.FeatureRolloutComplete {
 			// Rolled back or aborted: everyone has the old value.
 			return previous.From
 		}

@@ -171,7 +171,7 @@ func WatchRollout(ctx context.Context, out io.Writer, c kubernetes.Interface, na
 				fmt.Fprintln(out, line)
 				last = line
 			}
-			if r := f.Status.Rollout; f.Spec.Rollout == nil || (r != nil && r.To == f.Spec.DesiredState && (isFinal(r.Phase) || r.Phase == featuresv1alpha1.FeatureRolloutFailed)) {
+			if r := f.Status.Rollout; f.Spec.Rollout == nil || (r != nil && r.To == f.Spec.DesiredState && (r.Phase.Final() || r.Phase == featuresv1alpha1.FeatureRolloutFailed)) {
 				w.Stop()
 				if r == nil || r.Phase != featuresv1alpha1.FeatureRolloutComplete {
 					return ErrRolloutStopped
@@ -190,10 +190,6 @@ func WatchRollout(ctx context.Context, out io.Writer, c kubernetes.Interface, na
 			return ctx.Err()
 		}
 	}
-}
-
-func isFinal(p featuresv1alpha1.FeatureRolloutPhase) bool {
-	return p == featuresv1alpha1.FeatureRolloutComplete || p == featuresv1alpha1.FeatureRolloutRolledBack || p == featuresv1alpha1.FeatureRolloutAborted
 }
 
 // describeRollout says where a Feature's rollout stands, on one line.

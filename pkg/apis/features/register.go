@@ -50,6 +50,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&FeatureList{},
 		&FeatureReport{},
 		&FeatureReportList{},
+		&FeatureTarget{},
+		&FeatureTargetList{},
 	)
 	return nil
 }

@@ -252,3 +252,41 @@ type FeatureReportList struct {
 
 	Items []FeatureReport
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// FeatureTarget is the value the components following a Feature take. See
+// the external type in k8s.io/api/features/v1alpha1 for field documentation.
+type FeatureTarget struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec FeatureTargetSpec
+}
+
+// FeatureTargetSpec is the value followers take, and who takes another
+// during a rollout.
+type FeatureTargetSpec struct {
+	Gate                string
+	Management          FeatureManagement
+	DesiredState        FeatureDesiredState
+	AppliesWhileRunning bool
+	Rollout             *FeatureTargetRollout
+}
+
+// FeatureTargetRollout is who takes the new value of a rollout.
+type FeatureTargetRollout struct {
+	Scope        FeatureRolloutScope
+	DesiredState FeatureDesiredState
+	Cohort       FeatureCohort
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// FeatureTargetList is a list of FeatureTargets.
+type FeatureTargetList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []FeatureTarget
+}

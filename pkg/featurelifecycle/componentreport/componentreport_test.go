@@ -52,10 +52,12 @@ func newGate(t *testing.T, lifecycle bool) featuregate.MutableVersionedFeatureGa
 	return g
 }
 
-func centralAlphaGate() *featuresv1alpha1.Feature {
-	return &featuresv1alpha1.Feature{
+// centralAlphaGate is the target of AlphaGate's Central Feature, which
+// components follow.
+func centralAlphaGate() *featuresv1alpha1.FeatureTarget {
+	return &featuresv1alpha1.FeatureTarget{
 		ObjectMeta: metav1.ObjectMeta{Name: "alpha-gate", Namespace: "kube-system"},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "AlphaGate", DesiredState: featuresv1alpha1.FeatureDesiredStateOn, Management: featuresv1alpha1.FeatureManagementCentral},
+		Spec:       featuresv1alpha1.FeatureTargetSpec{Gate: "AlphaGate", DesiredState: featuresv1alpha1.FeatureDesiredStateOn, Management: featuresv1alpha1.FeatureManagementCentral},
 	}
 }
 

@@ -18,6 +18,8 @@ package internalversion
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -34,6 +36,8 @@ func addFeaturesHandlers(h printers.PrintHandler) {
 	_ = h.TableHandler(featureColumnDefinitions, printFeatureList)
 	_ = h.TableHandler(featureReportColumnDefinitions, printFeatureReport)
 	_ = h.TableHandler(featureReportColumnDefinitions, printFeatureReportList)
+	_ = h.TableHandler(featureTargetColumnDefinitions, printFeatureTarget)
+	_ = h.TableHandler(featureTargetColumnDefinitions, printFeatureTargetList)
 }
 
 // featureColumnDefinitions are the printer columns of `kubectl get features`.
@@ -189,4 +193,58 @@ func printFeatureReportList(list *features.FeatureReportList, opts printers.Gene
 		rows = append(rows, r...)
 	}
 	return rows, nil
+}
+
+// featureTargetColumnDefinitions are the printer columns of `kubectl get
+// featuretargets`.
+var featureTargetColumnDefinitions = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: "The name of the Feature followed."},
+	{Name: "Gate", Type: "string", Description: "The feature gate (spec.gate)."},
+	{Name: "Management", Type: "string", Description: "Central or Dynamic (spec.management)."},
+	{Name: "Desired", Type: "string", Description: "The value followers take, outside a rollout's cohort (spec.desiredState)."},
+	{Name: "Cohort", Type: "string", Description: "During a rollout, the value its cohort takes and who is in it: the share of ranks below the threshold and the node selectors (spec.rollout)."},
+	{Name: "Age", Type: "string", Description: "Time since the target was created."},
+}
+
+func printFeatureTarget(t *features.FeatureTarget, _ printers.GenerateOptions) ([]metav1.TableRow, error) {
+	row := metav1.TableRow{Object: runtime.RawExtension{Object: t}}
+	row.Cells = append(row.Cells, t.Name, t.Spec.Gate, string(t.Spec.Management), featureOrNone(string(t.Spec.DesiredState)),
+		featureTargetCohortCell(t.Spec.Rollout), translateTimestampSince(t.CreationTimestamp))
+	return []metav1.TableRow{row}, nil
+}
+
+func printFeatureTargetList(list *features.FeatureTargetList, opts printers.GenerateOptions) ([]metav1.TableRow, error) {
+	rows := make([]metav1.TableRow, 0, len(list.Items))
+	for i := range list.Items {
+		r, err := printFeatureTarget(&list.Items[i], opts)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
+// featureTargetCohortCell says who takes a rollout's value: "On for all",
+// "On for 25% of ranks and 1 selector", or <none> without a rollout.
+func featureTargetCohortCell(r *features.FeatureTargetRollout) string {
+	if r == nil {
+		return "<none>"
+	}
+	if r.Cohort.All {
+		return string(r.DesiredState) + " for all"
+	}
+	share := "0%"
+	if below, err := strconv.ParseUint(r.Cohort.Below, 10, 64); err == nil && below > 0 {
+		share = strconv.FormatFloat(float64(below)/math.MaxUint64*100, 'g', 3, 64) + "%"
+	}
+	cell := string(r.DesiredState) + " for " + share + " of ranks"
+	switch n := len(r.Cohort.Selectors); n {
+	case 0:
+	case 1:
+		cell += " and 1 selector"
+	default:
+		cell += fmt.Sprintf(" and %d selectors", n)
+	}
+	return cell
 }

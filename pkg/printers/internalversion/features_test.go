@@ -280,3 +280,40 @@ func TestPrintFeatureReport(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintFeatureTarget(t *testing.T) {
+	created := metav1.NewTime(time.Now().Add(-time.Hour))
+	rollout := func(c features.FeatureCohort) *features.FeatureTargetRollout {
+		return &features.FeatureTargetRollout{Scope: "Nodes", DesiredState: features.FeatureDesiredStateOn, Cohort: c}
+	}
+	for _, tc := range []struct {
+		rollout *features.FeatureTargetRollout
+		want    string
+	}{
+		{nil, "<none>"},
+		{rollout(features.FeatureCohort{All: true}), "On for all"},
+		{rollout(features.FeatureCohort{Below: "4611686018427387904"}), "On for 25% of ranks"},
+		{rollout(features.FeatureCohort{Selectors: []metav1.LabelSelector{{}, {}}}), "On for 0% of ranks and 2 selectors"},
+	} {
+		target := &features.FeatureTarget{
+			ObjectMeta: metav1.ObjectMeta{Name: "pod-deletion-cost", CreationTimestamp: created},
+			Spec: features.FeatureTargetSpec{Gate: "PodDeletionCost", Management: features.FeatureManagementDynamic,
+				DesiredState: features.FeatureDesiredStateOff, Rollout: tc.rollout},
+		}
+		table, err := printers.NewTableGenerator().With(addFeaturesHandlers).GenerateTable(
+			&features.FeatureTargetList{Items: []features.FeatureTarget{*target}}, printers.GenerateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []any{"pod-deletion-cost", "PodDeletionCost", "Dynamic", "Off", tc.want, "60m"}
+		cells := table.Rows[0].Cells
+		if len(cells) != len(want) {
+			t.Fatalf("cells %v, want %v", cells, want)
+		}
+		for i := range want {
+			if cells[i] != want[i] {
+				t.Errorf("cell %d (%s): %v, want %v", i, table.ColumnDefinitions[i].Name, cells[i], want[i])
+			}
+		}
+	}
+}

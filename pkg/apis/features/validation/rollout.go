@@ -125,21 +125,28 @@ func validateRolloutStatus(r *features.FeatureRolloutStatus, fldPath *field.Path
 	if r.Candidates < 0 || r.Members < 0 || r.Members > r.Candidates {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("members"), r.Members, "must be between 0 and candidates"))
 	}
-	c := fldPath.Child("cohort")
-	if r.Cohort.Below != "" {
-		if _, err := strconv.ParseUint(r.Cohort.Below, 10, 64); err != nil {
-			allErrs = append(allErrs, field.Invalid(c.Child("below"), r.Cohort.Below, "must be a decimal unsigned 64-bit integer"))
-		}
-	}
-	allErrs = append(allErrs, maxLen(c.Child("seed"), r.Cohort.Seed, 128)...)
-	if len(r.Cohort.Selectors) > MaxCohortSelectors {
-		allErrs = append(allErrs, field.TooMany(c.Child("selectors"), len(r.Cohort.Selectors), MaxCohortSelectors))
-	}
-	for i := range r.Cohort.Selectors {
-		allErrs = append(allErrs, metav1validation.ValidateLabelSelector(&r.Cohort.Selectors[i],
-			metav1validation.LabelSelectorValidationOptions{}, c.Child("selectors").Index(i))...)
-	}
+	allErrs = append(allErrs, validateCohort(&r.Cohort, fldPath.Child("cohort"))...)
 	allErrs = append(allErrs, maxLen(fldPath.Child("reason"), r.Reason, 128)...)
 	allErrs = append(allErrs, maxLen(fldPath.Child("message"), r.Message, MaxMessageLength)...)
+	return allErrs
+}
+
+// validateCohort validates a rollout's cohort, which components read to
+// decide whether they are members.
+func validateCohort(cohort *features.FeatureCohort, c *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if cohort.Below != "" {
+		if _, err := strconv.ParseUint(cohort.Below, 10, 64); err != nil {
+			allErrs = append(allErrs, field.Invalid(c.Child("below"), cohort.Below, "must be a decimal unsigned 64-bit integer"))
+		}
+	}
+	allErrs = append(allErrs, maxLen(c.Child("seed"), cohort.Seed, 128)...)
+	if len(cohort.Selectors) > MaxCohortSelectors {
+		allErrs = append(allErrs, field.TooMany(c.Child("selectors"), len(cohort.Selectors), MaxCohortSelectors))
+	}
+	for i := range cohort.Selectors {
+		allErrs = append(allErrs, metav1validation.ValidateLabelSelector(&cohort.Selectors[i],
+			metav1validation.LabelSelectorValidationOptions{}, c.Child("selectors").Index(i))...)
+	}
 	return allErrs
 }

@@ -28,6 +28,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/features"
 	featurestorage "k8s.io/kubernetes/pkg/registry/features/feature/storage"
 	reportstorage "k8s.io/kubernetes/pkg/registry/features/featurereport/storage"
+	targetstorage "k8s.io/kubernetes/pkg/registry/features/featuretarget/storage"
 )
 
 // RESTStorageProvider provides the storage of features.k8s.io.
@@ -67,6 +68,15 @@ func (p RESTStorageProvider) v1alpha1Storage(apiResourceConfigSource serverstora
 			return storage, err
 		}
 		storage[resource] = reportStorage
+	}
+
+	// featuretargets
+	if resource := "featuretargets"; apiResourceConfigSource.ResourceEnabled(featuresv1alpha1.SchemeGroupVersion.WithResource(resource)) {
+		targetStorage, err := targetstorage.NewREST(restOptionsGetter)
+		if err != nil {
+			return storage, err
+		}
+		storage[resource] = targetStorage
 	}
 	return storage, nil
 }

@@ -46,6 +46,8 @@ limitations under the License.
 //     certificate signers are authorized by "sign" on signers. An
 //     administrator may also map users or groups to component names in
 //     the plugin's configuration (the form before RBAC decided it).
+//   - No one else may write a FeatureTarget, which a Feature's leader
+//     derives from the Feature for the components that follow it.
 //   - No one else may write the status of a Feature: its uses are
 //     kube-apiserver's aggregate of the reports. The one exception is a
 //     task a third party declared for one of its components
@@ -350,6 +352,7 @@ func addTo(m map[string]sets.Set[string], key, component string) {
 var (
 	featuresResource = features.Resource("features")
 	reportsResource  = features.Resource("featurereports")
+	targetsResource  = features.Resource("featuretargets")
 )
 
 // Validate admits a write of a FeatureReport or of a Feature when the
@@ -364,6 +367,8 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 			return nil
 		}
 		return p.validateReport(ctx, a)
+	case targetsResource:
+		return validateTarget(a)
 	case featuresResource:
 	default:
 		return nil
@@ -405,6 +410,17 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, o admissi
 		}
 	}
 	return nil
+}
+
+// validateTarget admits a write of a FeatureTarget by kube-apiserver only:
+// a Feature's leader derives it from the Feature, and every follower takes
+// what it says.
+func validateTarget(a admission.Attributes) error {
+	if isSuperuser(a.GetUserInfo()) {
+		return nil
+	}
+	return admission.NewForbidden(a, fmt.Errorf("user %q may not write FeatureTargets: the leader of each Feature derives its "+
+		"target from the Feature (spec.desiredState, spec.rollout); set those instead", a.GetUserInfo().GetName()))
 }
 
 // ownedTask is a task of status.tasks whose owner's fields an update changes.

@@ -922,3 +922,32 @@ func TestRolloutRule(t *testing.T) {
 		t.Errorf("a third party's Feature: expected 403, got %v", err)
 	}
 }
+
+func TestTargetsAreKubeAPIServers(t *testing.T) {
+	p, err := enabledPlugin(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := &features.FeatureTarget{
+		ObjectMeta: metav1.ObjectMeta{Name: "pod-deletion-cost", Namespace: "kube-system"},
+		Spec: features.FeatureTargetSpec{Gate: "PodDeletionCost", Management: features.FeatureManagementDynamic,
+			DesiredState: features.FeatureDesiredStateOn},
+	}
+	gvr := schema.GroupVersionResource{Group: features.GroupName, Version: "v1alpha1", Resource: "featuretargets"}
+	gvk := schema.GroupVersionKind{Group: features.GroupName, Version: "v1alpha1", Kind: "FeatureTarget"}
+	for _, op := range []admission.Operation{admission.Create, admission.Update, admission.Delete} {
+		for _, u := range []*user.DefaultInfo{apiserver, admin, kcm, alice} {
+			attrs := admission.NewAttributesRecord(target, target, gvk, "kube-system", target.Name, gvr, "", op, nil, false, u)
+			err := p.Validate(context.Background(), attrs, nil)
+			if u == apiserver || u == admin {
+				if err != nil {
+					t.Errorf("%s by %s: %v", op, u.Name, err)
+				}
+				continue
+			}
+			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "derives its target from the Feature") {
+				t.Errorf("%s by %s: want a 403 naming where targets come from, got %v", op, u.Name, err)
+			}
+		}
+	}
+}

@@ -145,12 +145,13 @@ func checkViewerClusterRole(t *testing.T, kube kubernetes.Interface) {
 	}
 	readsFeatures := false
 	for _, r := range role.Rules {
-		if slices.Contains(r.APIGroups, "features.k8s.io") && slices.Contains(r.Resources, "features") && slices.Contains(r.Resources, "featurereports") {
+		if slices.Contains(r.APIGroups, "features.k8s.io") && slices.Contains(r.Resources, "features") && slices.Contains(r.Resources, "featurereports") &&
+			slices.Contains(r.Resources, "featuretargets") {
 			readsFeatures = true
 		}
 	}
 	if !readsFeatures {
-		t.Errorf("ClusterRole %s does not read features and featurereports: %+v", viewerClusterRoleName, role.Rules)
+		t.Errorf("ClusterRole %s does not read features, featurereports and featuretargets: %+v", viewerClusterRoleName, role.Rules)
 	}
 	if role.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" {
 		t.Errorf("ClusterRole %s labels %v: not aggregated into view", role.Name, role.Labels)

@@ -327,10 +327,13 @@ func (e *env) testDiscovery(t *testing.T) {
 			if r.Name == "featurereports" && (!r.Namespaced || r.Kind != "FeatureReport" || !slices.Contains(r.ShortNames, "featrep")) {
 				t.Errorf("unexpected discovery of featurereports: %+v", r)
 			}
+			if r.Name == "featuretargets" && (!r.Namespaced || r.Kind != "FeatureTarget") {
+				t.Errorf("unexpected discovery of featuretargets: %+v", r)
+			}
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "featurereports,features,features/status" {
+	if strings.Join(names, ",") != "featurereports,features,features/status,featuretargets" {
 		t.Fatalf("features.k8s.io/v1alpha1 resources %v", names)
 	}
 	for _, gv := range []string{"apps/v1", "batch/v1", "autoscaling/v2", "coordination.k8s.io/v1"} {

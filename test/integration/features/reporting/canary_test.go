@@ -55,8 +55,12 @@ type canaryFigures struct {
 	detected, restored time.Duration
 	// featureWrites and reportWrites count the writes of the Feature and
 	// of the kubelets' FeatureReports from the start of the rollout to its
-	// end; steps how many steps started.
-	featureWrites, reportWrites, steps int
+	// end; steps how many steps started; targetWrites the writes of the
+	// Feature's FeatureTarget, which is what the kubelets follow.
+	featureWrites, reportWrites, steps, targetWrites int
+	// followedPerNode is the bytes of the followed objects' watch bodies
+	// each kubelet received during the rollout.
+	followedPerNode float64
 }
 
 // runCanary rolls followGate's new value out to n simulated kubelets that
@@ -140,8 +144,7 @@ func runCanary(t testing.TB, n int, faulty bool, soak time.Duration) canaryFigur
 			if len(fig.cohorts) == 0 || !members.Equal(fig.cohorts[len(fig.cohorts)-1]) {
 				fig.cohorts = append(fig.cohorts, members)
 			}
-			final := r.Phase == featuresv1alpha1.FeatureRolloutComplete || r.Phase == featuresv1alpha1.FeatureRolloutRolledBack ||
-				r.Phase == featuresv1alpha1.FeatureRolloutAborted || r.Phase == featuresv1alpha1.FeatureRolloutFailed
+			final := r.Phase.Final() || r.Phase == featuresv1alpha1.FeatureRolloutFailed
 			if final && stopped.IsZero() {
 				stopped = time.Now()
 			}
@@ -197,6 +200,8 @@ func runCanary(t testing.TB, n int, faulty bool, soak time.Duration) canaryFigur
 	}()
 
 	reports0 := c.reportWrites(ctx, t)
+	target0 := c.targetWrites(ctx, t, name)
+	followed0 := c.followed.Load()
 	rollout, err := json.Marshal(map[string]any{"spec": map[string]any{"desiredState": to, "rollout": featuresv1alpha1.FeatureRollout{
 		Steps: []featuresv1alpha1.FeatureRolloutStep{
 			{Count: 1, SoakSeconds: ptr.To(int32(soak / time.Second))},
@@ -244,7 +249,20 @@ func runCanary(t testing.TB, n int, faulty bool, soak time.Duration) canaryFigur
 	stopProbe()
 	<-probed
 	fig.reportWrites = c.reportWrites(ctx, t) - reports0
+	fig.targetWrites = c.targetWrites(ctx, t, name) - target0
+	fig.followedPerNode = float64(c.followed.Load()-followed0) / float64(n)
 	return fig
+}
+
+// targetWrites returns the generation of a Feature's FeatureTarget: how
+// often its spec was written.
+func (c *scaleCluster) targetWrites(ctx context.Context, t testing.TB, name string) int {
+	t.Helper()
+	target, err := c.admin.FeaturesV1alpha1().FeatureTargets(metav1.NamespaceSystem).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(target.Generation)
 }
 
 // setReady sets a node's Ready condition.
@@ -326,8 +344,16 @@ func TestCanaryRollout(t *testing.T) {
 		if fig.touched.Len() != 20 {
 			t.Errorf("%d kubelets took the new value, want 20", fig.touched.Len())
 		}
-		t.Logf("healthy rollout to 20 nodes: cohorts %v; %d Feature writes for %d steps (%.1f per step), %d kubelet report writes",
-			cohortSizes(fig), fig.featureWrites, fig.steps, float64(fig.featureWrites)/float64(max(fig.steps, 1)), fig.reportWrites)
+		// Following costs each kubelet one small event per change of what
+		// it takes, not one per write of the Feature.
+		perChange := fig.followedPerNode / float64(max(fig.targetWrites, 1))
+		if fig.targetWrites > fig.steps+1 || perChange > 1024 {
+			t.Errorf("following cost each kubelet %.0f bytes for %d target writes (%.0f per change) over %d steps: want at most one write per step and the completion, and at most 1 KiB each",
+				fig.followedPerNode, fig.targetWrites, perChange, fig.steps)
+		}
+		t.Logf("healthy rollout to 20 nodes: cohorts %v; %d Feature writes for %d steps (%.1f per step), %d target writes, %.0f bytes followed per kubelet (%.0f per change), %d kubelet report writes",
+			cohortSizes(fig), fig.featureWrites, fig.steps, float64(fig.featureWrites)/float64(max(fig.steps, 1)), fig.targetWrites,
+			fig.followedPerNode, perChange, fig.reportWrites)
 	})
 	t.Run("faulty/nodes=20", func(t *testing.T) { faultyCanary(t, 20) })
 }

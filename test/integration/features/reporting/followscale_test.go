@@ -115,17 +115,17 @@ func runFollowScenario(t testing.TB, n int) followFigures {
 	return fig
 }
 
-// BenchmarkFollowingScale measures what following a Dynamic Feature costs
-// today, per simulated kubelet (FEATUREFLAGS_SCALE_NODES, default 1,000 and
-// 5,000): each follows the Features managed Central or Dynamic with its own
-// watch, so every write of such a Feature, status included, reaches every
-// kubelet. One flip of followGate's desired state through the API:
-// follow-B/node is the bytes of the Features' list and watch bodies each
-// kubelet received (the goal for canary following: at most one
-// event of at most 1 KiB per change), flip-body-B/node all response bodies,
-// feature-writes the writes of Features meanwhile, applied-s and
-// converge-s the time until every kubelet applied it and the Feature
-// reached its final state.
+// BenchmarkFollowingScale measures what following a Dynamic Feature costs,
+// per simulated kubelet (FEATUREFLAGS_SCALE_NODES, default 1,000 and
+// 5,000): each follows the FeatureTargets of the Features managed Central
+// or Dynamic with its own watch, and a target is written only when what
+// followers take changes. One flip of followGate's desired state through
+// the API: follow-B/node is the bytes of the list and watch bodies of
+// followed objects each kubelet received (the goal: at most one event of
+// at most 1 KiB per change), flip-body-B/node all response bodies,
+// feature-writes and target-writes the writes of Features and
+// FeatureTargets meanwhile, applied-s and converge-s the time until every
+// kubelet applied it and the Feature reached its final state.
 func BenchmarkFollowingScale(b *testing.B) {
 	for _, n := range scaleNodeCounts(b, "1000,5000") {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
@@ -140,6 +140,7 @@ func BenchmarkFollowingScale(b *testing.B) {
 			b.ReportMetric(perNode(fig.flip.followed), "follow-B/node")
 			b.ReportMetric(perNode(fig.flip.bodies), "flip-body-B/node")
 			b.ReportMetric(float64(fig.flip.writes["features"]), "feature-writes")
+			b.ReportMetric(float64(fig.flip.writes["featuretargets"]), "target-writes")
 			b.ReportMetric(fig.applied.Seconds(), "applied-s")
 			b.ReportMetric(fig.converged.Seconds(), "converge-s")
 		})

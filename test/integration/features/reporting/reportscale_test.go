@@ -103,8 +103,9 @@ type scaleCluster struct {
 	// included), which is what the apiserver sends them whatever the
 	// transport.
 	received, bodies atomic.Int64
-	// followed counts the bytes of the bodies of the Features' lists and
-	// watches among bodies: what following desired states costs.
+	// followed counts the bytes of the bodies of the lists and watches of
+	// Features and FeatureTargets among bodies: what following desired
+	// states costs.
 	followed atomic.Int64
 	// flow: the simulated kubelets follow desired states as well as report
 	// (k8s.io/features/options, as a kubelet does), instead of only
@@ -391,7 +392,8 @@ func (c *scaleCluster) newKubeletClient(node string) (featuresclient.Interface, 
 }
 
 // bodyCounter counts the bytes of the bodies of responses, and apart
-// those of requests for Features (lists, watches, gets).
+// those of requests for Features and FeatureTargets (lists, watches, gets):
+// what following costs.
 type bodyCounter struct {
 	next     http.RoundTripper
 	read     *atomic.Int64
@@ -402,7 +404,8 @@ func (b bodyCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := b.next.RoundTrip(req)
 	if resp != nil && resp.Body != nil {
 		body := &countingBody{ReadCloser: resp.Body, read: b.read}
-		if p := req.URL.Path; strings.HasSuffix(p, "/features") || strings.Contains(p, "/features/") {
+		if p := req.URL.Path; strings.HasSuffix(p, "/features") || strings.Contains(p, "/features/") ||
+			strings.HasSuffix(p, "/featuretargets") || strings.Contains(p, "/featuretargets/") {
 			body.also = b.features
 		}
 		resp.Body = body
@@ -540,8 +543,8 @@ type phase struct {
 	// bytes is what the simulated kubelets read from their connections to
 	// the apiserver; bodies the bodies of its responses among them.
 	bytes, bodies int64
-	// followed is the bodies of the Features' lists and watches among
-	// bodies.
+	// followed is the bodies of the lists and watches of Features and
+	// FeatureTargets among bodies.
 	followed int64
 	// cpu is the apiserver's CPU time.
 	cpu time.Duration

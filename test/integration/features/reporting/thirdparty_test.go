@@ -41,13 +41,14 @@ import (
 )
 
 // reporterRole is what a third party's operator needs to report its gates
-// in its namespace: read its Features, write its reports, and report as
-// its component (the verb "report" on featurereports named after it).
+// in its namespace: read its Features and their targets, write its
+// reports, and report as its component (the verb "report" on
+// featurereports named after it).
 func reporterRole(namespace, component string) *rbacv1.Role {
 	return &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: component + "-feature-reporter", Namespace: namespace},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"features.k8s.io"}, Resources: []string{"features"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{"features.k8s.io"}, Resources: []string{"features", "featuretargets"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{"features.k8s.io"}, Resources: []string{"featurereports"}, Verbs: []string{"get", "create", "update", "patch"}},
 			{APIGroups: []string{"features.k8s.io"}, Resources: []string{"featurereports"}, Verbs: []string{"report"}, ResourceNames: []string{component}},
 		},

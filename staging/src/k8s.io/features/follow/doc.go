@@ -20,11 +20,18 @@ limitations under the License.
 // dynamically (Dynamic: set through the API), except gates the process's own
 // configuration sets, which keep their value.
 //
+// A Follower reads FeatureTargets, not Features: each followed Feature's
+// leader (a kube-apiserver) derives its target from the Feature (the
+// desired state and, during a rollout in steps, the cohort that takes the
+// new value) and writes it only when that changes, so a follower receives
+// one small event per change, and none of the Feature's status writes.
+//
 // Values are applied with the gate's SetFromMap. A Follower reads the
-// Features once when it starts, with a field selector, applies them and
-// caches them on disk, so that a process that cannot reach an apiserver
-// starts with the last desired state; then it watches them and applies
-// changes that apply while running, or restarts the process for the others.
+// targets once when it starts, applies them and caches them on disk, so
+// that a process that cannot reach an apiserver starts with the last
+// desired state; then it watches them and applies changes that apply while
+// running, or restarts the process for the others. It needs get, list and
+// watch of featuretargets in its namespace.
 //
 //	f := follow.NewFollower(utilfeature.DefaultMutableFeatureGate, client, follow.Options{
 //		Namespace: "my-system",

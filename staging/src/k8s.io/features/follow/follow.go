@@ -111,20 +111,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// followSelector selects the Features whose desired state components may
-// follow: those managed otherwise than by the command line.
-const followSelector = "spec.management!=" + string(featuresv1alpha1.FeatureManagementCommandLine)
-
 // desired is a followed Feature's desired state, as the cache keeps it.
 type desired struct {
 	Gate                string                             `json:"gate"`
 	Enabled             bool                               `json:"enabled"`
 	Management          featuresv1alpha1.FeatureManagement `json:"management"`
 	AppliesWhileRunning bool                               `json:"appliesWhileRunning,omitempty"`
-	// hold: the Feature rolls out in steps and its leader has not yet
-	// published the rollout of its current desired state, so the gate
-	// keeps the value it has. Never cached.
-	hold bool
 }
 
 // cacheContent is the content of Options.CacheFile.
@@ -252,18 +244,22 @@ func (f *Follower) start(ctx context.Context, client kubernetes.Interface) error
 		}
 	}
 	var (
-		list *featuresv1alpha1.FeatureList
+		list *featuresv1alpha1.FeatureTargetList
 		err  = errors.New("no client yet")
 	)
 	if client != nil {
 		readCtx, cancel := context.WithTimeout(ctx, f.opts.StartTimeout)
-		list, err = client.FeaturesV1alpha1().Features(f.opts.Namespace).List(readCtx, metav1.ListOptions{FieldSelector: followSelector})
+		list, err = client.FeaturesV1alpha1().FeatureTargets(f.opts.Namespace).List(readCtx, metav1.ListOptions{})
 		cancel()
 	}
 	var applyErr error
 	switch {
 	case err == nil:
-		wanted := f.wanted(logger, list.Items)
+		items := make([]*featuresv1alpha1.FeatureTarget, 0, len(list.Items))
+		for i := range list.Items {
+			items = append(items, &list.Items[i])
+		}
+		wanted := f.wanted(logger, items)
 		applyErr = f.apply(logger, wanted, false)
 		f.writeCache(logger, wanted)
 	case f.hasApplied():
@@ -313,78 +309,54 @@ func (f *Follower) Followed() []featuregate.Feature {
 	return slices.Sorted(maps.Keys(f.following))
 }
 
-// wanted returns the desired states of the Features this process follows.
-func (f *Follower) wanted(logger klog.Logger, features []featuresv1alpha1.Feature) map[featuregate.Feature]desired {
-	list := make([]desired, 0, len(features))
-	for i := range features {
-		ft := &features[i]
-		if ft.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn && ft.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
-			continue
-		}
-		enabled, hold := f.rolloutValue(logger, ft)
+// wanted returns the desired states of the Features this process follows,
+// from their targets.
+func (f *Follower) wanted(logger klog.Logger, targets []*featuresv1alpha1.FeatureTarget) map[featuregate.Feature]desired {
+	list := make([]desired, 0, len(targets))
+	for _, t := range targets {
 		list = append(list, desired{
-			Gate:                ft.Spec.Gate,
-			Enabled:             enabled,
-			Management:          ft.Spec.Management,
-			AppliesWhileRunning: ft.Status.AppliesWhileRunning || ft.Spec.Management == featuresv1alpha1.FeatureManagementDynamic,
-			hold:                hold,
+			Gate:                t.Spec.Gate,
+			Enabled:             f.value(logger, t),
+			Management:          t.Spec.Management,
+			AppliesWhileRunning: t.Spec.AppliesWhileRunning,
 		})
 	}
-	wanted := f.filter(logger, list)
-	// A held gate keeps its value: followed, it keeps following with the
-	// value it has; not followed yet, it stays so.
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for gate, d := range wanted {
-		if !d.hold {
-			continue
-		}
-		if _, followed := f.following[gate]; !followed {
-			delete(wanted, gate)
-			continue
-		}
-		d.Enabled, d.hold = f.values([]featuregate.Feature{gate})[gate], false
-		wanted[gate] = d
-	}
-	return wanted
+	return f.filter(logger, list)
 }
 
-// rolloutValue returns the value this process takes from ft: its desired
-// state, or, while a Dynamic Feature rolls out in steps (spec.rollout), the
-// rollout's new value in its cohort and the old one outside. hold says that
-// the leader has not published the rollout of the current desired state
-// yet: the gate keeps its value until it does.
-func (f *Follower) rolloutValue(logger klog.Logger, ft *featuresv1alpha1.Feature) (enabled, hold bool) {
-	on := ft.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOn
-	if ft.Spec.Rollout == nil || ft.Spec.Management != featuresv1alpha1.FeatureManagementDynamic {
-		return on, false
+// value returns the value this process takes from a Feature's target: its
+// desired state, or, while the Feature rolls out in steps, the rollout's
+// value when this process is in the rollout's cohort.
+func (f *Follower) value(logger klog.Logger, t *featuresv1alpha1.FeatureTarget) bool {
+	if r := t.Spec.Rollout; r != nil && f.member(logger, t, r) {
+		return r.DesiredState == featuresv1alpha1.FeatureDesiredStateOn
 	}
-	r := ft.Status.Rollout
-	if r == nil || r.To != ft.Spec.DesiredState {
-		return on, true
+	return t.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOn
+}
+
+// member says whether this process is in a rollout's cohort.
+func (f *Follower) member(logger klog.Logger, t *featuresv1alpha1.FeatureTarget, r *featuresv1alpha1.FeatureTargetRollout) bool {
+	if r.Cohort.All {
+		return true
 	}
 	f.mu.Lock()
 	component, identity, labelsOf := f.opts.Component, f.opts.Identity, f.opts.Labels
 	f.mu.Unlock()
-	member := r.Cohort.All
-	if !member && r.Scope == featuresv1alpha1.FeatureRolloutScopeNodes && component == kubeletComponent && identity != "" {
-		c, err := cohort.FromAPI(r.Cohort)
-		if err != nil {
-			// Validation keeps this from happening; outside the cohort is
-			// the safe side.
-			logger.Error(err, "Cannot read the cohort of a rollout: keeping the old value", "feature", klog.KObj(ft))
-		} else {
-			var set labels.Labels
-			if labelsOf != nil {
-				set = labelsOf()
-			}
-			member = c.Member(cohort.Rank(r.Cohort.Seed, identity), set)
-		}
+	if r.Scope != featuresv1alpha1.FeatureRolloutScopeNodes || component != kubeletComponent || identity == "" {
+		return false
 	}
-	if member {
-		return r.To == featuresv1alpha1.FeatureDesiredStateOn, false
+	c, err := cohort.FromAPI(r.Cohort)
+	if err != nil {
+		// Validation keeps this from happening; outside the cohort is the
+		// safe side.
+		logger.Error(err, "Cannot read the cohort of a rollout: keeping the old value", "featureTarget", klog.KObj(t))
+		return false
 	}
-	return r.From == featuresv1alpha1.FeatureDesiredStateOn, false
+	var set labels.Labels
+	if labelsOf != nil {
+		set = labelsOf()
+	}
+	return c.Member(cohort.Rank(r.Cohort.Seed, identity), set)
 }
 
 // kubeletComponent is the component a rollout on nodes picks its cohort
@@ -537,13 +509,13 @@ func (f *Follower) set(values map[string]bool) error {
 	return f.gate.SetFromMap(values)
 }
 
-// watch follows changes of the Features until ctx ends.
+// watch follows changes of the Features' targets until ctx ends: only
+// the targets, which their leaders write when what followers take
+// changes, not the Features, whose status changes far more often.
 func (f *Follower) watch(ctx context.Context, client kubernetes.Interface) {
 	logger := klog.FromContext(ctx)
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute,
-		informers.WithNamespace(f.opts.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = followSelector }))
-	informer := factory.Features().V1alpha1().Features()
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute, informers.WithNamespace(f.opts.Namespace))
+	informer := factory.Features().V1alpha1().FeatureTargets()
 	lister := informer.Lister()
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(backoff.NewRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature-follower"})
@@ -563,6 +535,8 @@ func (f *Follower) watch(ctx context.Context, client kubernetes.Interface) {
 	if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
 		return
 	}
+	// A target deleted since Start read them sends no event: sync once.
+	queue.Add("features")
 	for {
 		key, quit := queue.Get()
 		if quit {
@@ -580,16 +554,12 @@ func (f *Follower) watch(ctx context.Context, client kubernetes.Interface) {
 
 // sync applies what changed since the last apply: live, or by a restart
 // when a changed gate does not apply while running.
-func (f *Follower) sync(logger klog.Logger, lister featureslisters.FeatureLister) error {
-	list, err := lister.Features(f.opts.Namespace).List(labels.Everything())
+func (f *Follower) sync(logger klog.Logger, lister featureslisters.FeatureTargetLister) error {
+	list, err := lister.FeatureTargets(f.opts.Namespace).List(labels.Everything())
 	if err != nil {
 		return err
 	}
-	features := make([]featuresv1alpha1.Feature, 0, len(list))
-	for _, ft := range list {
-		features = append(features, *ft)
-	}
-	wanted := f.wanted(logger, features)
+	wanted := f.wanted(logger, list)
 
 	f.mu.Lock()
 	followed := maps.Clone(f.following)

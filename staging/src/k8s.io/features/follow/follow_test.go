@@ -54,11 +54,13 @@ func newTestGate(t *testing.T) featuregate.MutableVersionedFeatureGate {
 
 var featureNames = map[string]string{"AlphaGate": "alpha-gate", "BetaGate": "beta-gate", "LockedGate": "locked-gate"}
 
-func feature(gate string, management featuresv1alpha1.FeatureManagement, desired featuresv1alpha1.FeatureDesiredState, live bool) *featuresv1alpha1.Feature {
-	return &featuresv1alpha1.Feature{
+// target returns the FeatureTarget of gate's Feature as its leader writes
+// it: a Dynamic gate, or one that is live, applies while running.
+func target(gate string, management featuresv1alpha1.FeatureManagement, desired featuresv1alpha1.FeatureDesiredState, live bool) *featuresv1alpha1.FeatureTarget {
+	return &featuresv1alpha1.FeatureTarget{
 		ObjectMeta: metav1.ObjectMeta{Name: featureNames[gate], Namespace: "kube-system"},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: gate, DesiredState: desired, Management: management},
-		Status:     featuresv1alpha1.FeatureStatus{AppliesWhileRunning: live},
+		Spec: featuresv1alpha1.FeatureTargetSpec{Gate: gate, DesiredState: desired, Management: management,
+			AppliesWhileRunning: live || management == dynamic},
 	}
 }
 
@@ -89,7 +91,7 @@ func (r *restarts) get() []string {
 
 func failingClient() *fake.Clientset {
 	client := fake.NewClientset()
-	client.PrependReactor("list", "features", func(clienttesting.Action) (bool, runtime.Object, error) {
+	client.PrependReactor("list", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errors.New("connection refused")
 	})
 	return client
@@ -99,7 +101,7 @@ func TestFollowAppliesCentralAndDynamicAtStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	g := newTestGate(t)
-	client := fake.NewClientset(feature("BetaGate", central, off, false), feature("AlphaGate", dynamic, on, false))
+	client := fake.NewClientset(target("BetaGate", central, off, false), target("AlphaGate", dynamic, on, false))
 	cacheFile := filepath.Join(t.TempDir(), "cache.json")
 	var changes atomic.Int32
 	f := NewFollower(g, client, Options{CacheFile: cacheFile, OnChange: func() { changes.Add(1) }})
@@ -141,7 +143,7 @@ func TestFollowWithoutClientThenConnect(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cacheFile := filepath.Join(t.TempDir(), "cache.json")
-	client := fake.NewClientset(feature("BetaGate", central, off, false), feature("AlphaGate", dynamic, on, false))
+	client := fake.NewClientset(target("BetaGate", central, off, false), target("AlphaGate", dynamic, on, false))
 	if err := NewFollower(newTestGate(t), client, Options{CacheFile: cacheFile}).Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +158,8 @@ func TestFollowWithoutClientThenConnect(t *testing.T) {
 	}
 	// The desired state changed meanwhile: the Features win at Connect,
 	// and the gates they set are not mistaken for configured ones.
-	features := client.FeaturesV1alpha1().Features("kube-system")
-	if _, err := features.Update(ctx, feature("BetaGate", central, on, false), metav1.UpdateOptions{}); err != nil {
+	features := client.FeaturesV1alpha1().FeatureTargets("kube-system")
+	if _, err := features.Update(ctx, target("BetaGate", central, on, false), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Connect(ctx, client); err != nil {
@@ -181,7 +183,7 @@ func TestFollowKeepsConfiguredGates(t *testing.T) {
 	if err := g.Set("BetaGate=true"); err != nil { // its command line
 		t.Fatal(err)
 	}
-	client := fake.NewClientset(feature("BetaGate", central, off, false))
+	client := fake.NewClientset(target("BetaGate", central, off, false))
 	f := NewFollower(g, client, Options{})
 	if err := f.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -198,7 +200,7 @@ func TestFollowKeepsConfiguredGates(t *testing.T) {
 	if err := apiserver.Set("AlphaGate=false"); err != nil {
 		t.Fatal(err)
 	}
-	client = fake.NewClientset(feature("AlphaGate", dynamic, on, true), feature("BetaGate", dynamic, off, true))
+	client = fake.NewClientset(target("AlphaGate", dynamic, on, true), target("BetaGate", dynamic, off, true))
 	f = NewFollower(apiserver, client, Options{Modes: []featuresv1alpha1.FeatureManagement{dynamic},
 		Gates: map[featuregate.Feature]bool{"AlphaGate": true}, OverrideConfigured: true})
 	if err := f.Start(ctx); err != nil {
@@ -240,7 +242,7 @@ func TestFollowGoesBack(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ft := feature(tc.gate, dynamic, tc.desired, true)
+			ft := target(tc.gate, dynamic, tc.desired, true)
 			client := fake.NewClientset(ft)
 			var r restarts
 			f := NewFollower(g, client, Options{OverrideConfigured: tc.override, Restart: r.restart})
@@ -250,9 +252,9 @@ func TestFollowGoesBack(t *testing.T) {
 			if g.Enabled(featuregate.Feature(tc.gate)) != (tc.desired == on) {
 				t.Fatalf("%s must follow its Feature", tc.gate)
 			}
-			// The Feature is managed by the command line again.
-			ft.Spec.Management = featuresv1alpha1.FeatureManagementCommandLine
-			if _, err := client.FeaturesV1alpha1().Features("kube-system").Update(ctx, ft, metav1.UpdateOptions{}); err != nil {
+			// The Feature is managed by the command line again: its leader
+			// deletes its target.
+			if err := client.FeaturesV1alpha1().FeatureTargets("kube-system").Delete(ctx, ft.Name, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
@@ -283,7 +285,7 @@ func TestFollowRefusedValue(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	g := newTestGate(t)
-	client := fake.NewClientset(feature("LockedGate", central, off, false), feature("AlphaGate", central, on, false))
+	client := fake.NewClientset(target("LockedGate", central, off, false), target("AlphaGate", central, on, false))
 	f := NewFollower(g, client, Options{})
 	err := f.Start(ctx)
 	if err == nil || !strings.Contains(err.Error(), "LockedGate") {
@@ -308,7 +310,7 @@ func TestFollowingIsNotAQuery(t *testing.T) {
 	g := newTestGate(t)
 	var told atomic.Int32
 	g.(featuregate.QueryObserver).ObserveQueries(func(featuregate.Feature) { told.Add(1) })
-	client := fake.NewClientset(feature("BetaGate", central, off, false))
+	client := fake.NewClientset(target("BetaGate", central, off, false))
 	if err := NewFollower(g, client, Options{}).Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -321,8 +323,8 @@ func TestFollowAppliesChanges(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	g := newTestGate(t)
-	dynamicFeature := feature("AlphaGate", dynamic, off, false)
-	centralFeature := feature("BetaGate", central, on, false)
+	dynamicFeature := target("AlphaGate", dynamic, off, false)
+	centralFeature := target("BetaGate", central, on, false)
 	client := fake.NewClientset(dynamicFeature, centralFeature)
 	var r restarts
 	var changes atomic.Int32
@@ -330,7 +332,7 @@ func TestFollowAppliesChanges(t *testing.T) {
 	if err := NewFollower(g, client, Options{CacheFile: cacheFile, Restart: r.restart, OnChange: func() { changes.Add(1) }}).Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	features := client.FeaturesV1alpha1().Features("kube-system")
+	features := client.FeaturesV1alpha1().FeatureTargets("kube-system")
 	before := changes.Load()
 
 	// A Dynamic Feature's new desired state applies while running.

@@ -26,21 +26,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes/fake"
-	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	"k8s.io/features/cohort"
 )
 
-// rolling returns AlphaGate's Dynamic Feature rolling out from Off to On
-// with status.rollout's cohort c in phase.
-func rolling(c featuresv1alpha1.FeatureCohort, phase featuresv1alpha1.FeatureRolloutPhase) *featuresv1alpha1.Feature {
-	f := feature("AlphaGate", dynamic, on, true)
-	f.Spec.Rollout = &featuresv1alpha1.FeatureRollout{}
-	f.Status.Rollout = &featuresv1alpha1.FeatureRolloutStatus{Phase: phase, Scope: featuresv1alpha1.FeatureRolloutScopeNodes,
-		From: off, To: on, Step: 1, Cohort: c}
-	return f
+// rolling returns the target of AlphaGate's Dynamic Feature rolling out
+// from Off to On, with cohort c.
+func rolling(c featuresv1alpha1.FeatureCohort) *featuresv1alpha1.FeatureTarget {
+	t := target("AlphaGate", dynamic, off, true)
+	t.Spec.Rollout = &featuresv1alpha1.FeatureTargetRollout{Scope: featuresv1alpha1.FeatureRolloutScopeNodes, DesiredState: on, Cohort: c}
+	return t
 }
 
 // TestFollowCohort: a kubelet takes the new value exactly when the cohort
@@ -67,15 +62,15 @@ func TestFollowCohort(t *testing.T) {
 		component string
 		identity  string
 		labels    labels.Set
-		feature   *featuresv1alpha1.Feature
+		target    *featuresv1alpha1.FeatureTarget
 		want      bool
 	}{
-		{"member", "kubelet", nodes[0], nil, rolling(published, featuresv1alpha1.FeatureRolloutProgressing), c.Member(ranks[0], nil)},
-		{"non-member kube-scheduler", "kube-scheduler", nodes[0], nil, rolling(published, featuresv1alpha1.FeatureRolloutProgressing), false},
-		{"complete", "kube-scheduler", "", nil, rolling(featuresv1alpha1.FeatureCohort{Seed: seed, All: true}, featuresv1alpha1.FeatureRolloutComplete), true},
-		{"rolled back", "kubelet", nodes[0], nil, rolling(featuresv1alpha1.FeatureCohort{Seed: seed}, featuresv1alpha1.FeatureRolloutRolledBack), false},
-		{"selected by label", "kubelet", "node-x", labels.Set{"rack": "r1"}, rolling(withSelector, featuresv1alpha1.FeatureRolloutProgressing), true},
-		{"not selected", "kubelet", "node-x", labels.Set{"rack": "r2"}, rolling(withSelector, featuresv1alpha1.FeatureRolloutProgressing), false},
+		{"member", "kubelet", nodes[0], nil, rolling(published), c.Member(ranks[0], nil)},
+		{"non-member kube-scheduler", "kube-scheduler", nodes[0], nil, rolling(published), false},
+		{"all", "kube-scheduler", "", nil, rolling(featuresv1alpha1.FeatureCohort{Seed: seed, All: true}), true},
+		{"nobody", "kubelet", nodes[0], nil, rolling(featuresv1alpha1.FeatureCohort{Seed: seed}), false},
+		{"selected by label", "kubelet", "node-x", labels.Set{"rack": "r1"}, rolling(withSelector), true},
+		{"not selected", "kubelet", "node-x", labels.Set{"rack": "r2"}, rolling(withSelector), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -85,7 +80,7 @@ func TestFollowCohort(t *testing.T) {
 			if tc.labels != nil {
 				opts.Labels = func() labels.Set { return tc.labels }
 			}
-			if err := NewFollower(g, fake.NewClientset(tc.feature), opts).Start(ctx); err != nil {
+			if err := NewFollower(g, fake.NewClientset(tc.target), opts).Start(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if got := g.Enabled("AlphaGate"); got != tc.want {
@@ -99,7 +94,7 @@ func TestFollowCohort(t *testing.T) {
 	for i, node := range nodes {
 		ctx, cancel := context.WithCancel(context.Background())
 		g := newTestGate(t)
-		if err := NewFollower(g, fake.NewClientset(rolling(published, featuresv1alpha1.FeatureRolloutProgressing)),
+		if err := NewFollower(g, fake.NewClientset(rolling(published)),
 			Options{Component: "kubelet", Identity: node}).Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -114,52 +109,4 @@ func TestFollowCohort(t *testing.T) {
 	if members != 5 {
 		t.Errorf("%d of 20 nodes took the new value at 25%%, want 5", members)
 	}
-}
-
-// TestFollowHoldsUntilTheRolloutStarts: a new desired state of a Feature
-// that rolls out in steps changes nothing until its leader publishes the
-// rollout of that state.
-func TestFollowHoldsUntilTheRolloutStarts(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g := newTestGate(t)
-	f := feature("AlphaGate", dynamic, on, true)
-	f.Spec.Rollout = &featuresv1alpha1.FeatureRollout{}
-	if err := NewFollower(g, fake.NewClientset(f), Options{Component: "kubelet", Identity: "node-0"}).Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if g.Enabled("AlphaGate") {
-		t.Error("AlphaGate took the new desired state before the rollout started")
-	}
-	// A completed rollout of the old state, and a new desired state: the
-	// gate keeps following with the value it has.
-	f.Status.Rollout = &featuresv1alpha1.FeatureRolloutStatus{Phase: featuresv1alpha1.FeatureRolloutComplete,
-		Scope: featuresv1alpha1.FeatureRolloutScopeNodes, From: on, To: on, Cohort: featuresv1alpha1.FeatureCohort{All: true}}
-	g = newTestGate(t)
-	fl := NewFollower(g, fake.NewClientset(f), Options{Component: "kubelet", Identity: "node-0"})
-	if err := fl.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !g.Enabled("AlphaGate") {
-		t.Fatal("AlphaGate must be on after a complete rollout to On")
-	}
-	f.Spec.DesiredState = off
-	if err := fl.sync(klog.Background(), listerOf(t, f)); err != nil {
-		t.Fatal(err)
-	}
-	if !g.Enabled("AlphaGate") || len(fl.Followed()) != 1 {
-		t.Errorf("AlphaGate must keep On and stay followed until the rollout to Off starts: %t, followed %v", g.Enabled("AlphaGate"), fl.Followed())
-	}
-}
-
-// listerOf returns a lister of features.
-func listerOf(t *testing.T, features ...*featuresv1alpha1.Feature) featureslisters.FeatureLister {
-	t.Helper()
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	for _, f := range features {
-		if err := indexer.Add(f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return featureslisters.NewFeatureLister(indexer)
 }

@@ -45,10 +45,12 @@ func newTestGate(t *testing.T) featuregate.MutableVersionedFeatureGate {
 	return g
 }
 
-func centralFeature(namespace string, desired featuresv1alpha1.FeatureDesiredState) *featuresv1alpha1.Feature {
-	return &featuresv1alpha1.Feature{
+// centralFeature returns the target of AlphaGate's Central Feature, which
+// components follow.
+func centralFeature(namespace string, desired featuresv1alpha1.FeatureDesiredState) *featuresv1alpha1.FeatureTarget {
+	return &featuresv1alpha1.FeatureTarget{
 		ObjectMeta: metav1.ObjectMeta{Name: "alpha-gate", Namespace: namespace},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "AlphaGate", DesiredState: desired, Management: featuresv1alpha1.FeatureManagementCentral},
+		Spec:       featuresv1alpha1.FeatureTargetSpec{Gate: "AlphaGate", DesiredState: desired, Management: featuresv1alpha1.FeatureManagementCentral},
 	}
 }
 

@@ -25,15 +25,15 @@ import (
 
 // featureReporterRules are the rules of a component that reports the feature
 // gates it checks in its own FeatureReport and reads the Features whose
-// desired state it follows (KEP-3920): kubelets, kube-controller-manager and
-// kube-scheduler. The FeatureStatus admission plugin limits each to its own
-// report in kube-system. Nil unless the FeatureLifecycle gate is on.
+// desired state it follows, and their FeatureTargets (KEP-3920): kubelets,
+// kube-controller-manager and kube-scheduler. The FeatureStatus admission
+// plugin limits each to its own report in kube-system. Nil unless the FeatureLifecycle gate is on.
 func featureReporterRules() []rbacv1.PolicyRule {
 	if !utilfeature.DefaultFeatureGate.Enabled(features.FeatureLifecycle) {
 		return nil
 	}
 	return []rbacv1.PolicyRule{
 		rbacv1helpers.NewRule("create", "get", "patch", "update").Groups(featuresGroup).Resources("featurereports").RuleOrDie(),
-		rbacv1helpers.NewRule(Read...).Groups(featuresGroup).Resources("features").RuleOrDie(),
+		rbacv1helpers.NewRule(Read...).Groups(featuresGroup).Resources("features", "featuretargets").RuleOrDie(),
 	}
 }

@@ -34,3 +34,10 @@ const EmulationVersionAnnotation = "features.k8s.io/emulation-version"
 func FeatureReportName(component, identity string) string {
 	return component + "." + identity
 }
+
+// Final says whether a rollout in phase p is over: Complete, RolledBack or
+// Aborted. A Failed rollout is not: the cohort keeps the new value until
+// it is aborted.
+func (p FeatureRolloutPhase) Final() bool {
+	return p == FeatureRolloutComplete || p == FeatureRolloutRolledBack || p == FeatureRolloutAborted
+}

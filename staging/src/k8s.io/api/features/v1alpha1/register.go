@@ -47,6 +47,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&FeatureList{},
 		&FeatureReport{},
 		&FeatureReportList{},
+		&FeatureTarget{},
+		&FeatureTargetList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -708,3 +708,90 @@ type FeatureReportList struct {
 	// items is the list of FeatureReports.
 	Items []FeatureReport `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.34
+// +k8s:prerelease-lifecycle-gen:deprecated=1.40
+
+// FeatureTarget is the value that the components following a Feature
+// (management Central or Dynamic) take, and, while the Feature rolls out in
+// steps, which of them take the new value. The Feature's leader writes it,
+// with the Feature's namespace and name, only when one of these changes.
+// Components watch FeatureTargets, not Features: the Feature's status
+// writes (uses, tasks, conditions, each step of a rollout's analysis) reach
+// no follower, and following costs one small event per change whatever the
+// size of the cluster. Only kube-apiserver writes FeatureTargets.
+type FeatureTarget struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard object's metadata. The name is the Feature's.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// spec is what the followers take.
+	// +optional
+	Spec FeatureTargetSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+}
+
+// FeatureTargetSpec is the value followers take, and who takes another
+// during a rollout.
+type FeatureTargetSpec struct {
+	// gate is the Feature's spec.gate. Required and immutable.
+	// +required
+	Gate string `json:"gate" protobuf:"bytes,1,opt,name=gate"`
+
+	// management is the Feature's spec.management: Central or Dynamic.
+	// kube-apiserver follows only Dynamic targets.
+	// +required
+	Management FeatureManagement `json:"management" protobuf:"bytes,2,opt,name=management,casttype=FeatureManagement"`
+
+	// desiredState is the value followers take, On or Off; while rollout
+	// is set, only those outside its cohort.
+	// +required
+	DesiredState FeatureDesiredState `json:"desiredState" protobuf:"bytes,3,opt,name=desiredState,casttype=FeatureDesiredState"`
+
+	// appliesWhileRunning says that followers change the gate's value
+	// while they run; otherwise a follower whose value changes restarts.
+	// +optional
+	AppliesWhileRunning bool `json:"appliesWhileRunning,omitempty" protobuf:"varint,4,opt,name=appliesWhileRunning"`
+
+	// rollout is set while the Feature rolls out in steps: the members of
+	// its cohort take its desiredState instead.
+	// +optional
+	Rollout *FeatureTargetRollout `json:"rollout,omitempty" protobuf:"bytes,5,opt,name=rollout"`
+}
+
+// FeatureTargetRollout is who takes the new value of a rollout.
+type FeatureTargetRollout struct {
+	// scope names the components the cohort is picked from: Nodes.
+	// +required
+	Scope FeatureRolloutScope `json:"scope" protobuf:"bytes,1,opt,name=scope,casttype=FeatureRolloutScope"`
+
+	// desiredState is the value the members of the cohort take: the
+	// rollout's new value.
+	// +required
+	DesiredState FeatureDesiredState `json:"desiredState" protobuf:"bytes,2,opt,name=desiredState,casttype=FeatureDesiredState"`
+
+	// cohort is who takes it, as the Feature's status.rollout.cohort.
+	// +optional
+	Cohort FeatureCohort `json:"cohort,omitempty" protobuf:"bytes,3,opt,name=cohort"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.34
+// +k8s:prerelease-lifecycle-gen:deprecated=1.40
+
+// FeatureTargetList is a list of FeatureTarget objects.
+type FeatureTargetList struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard list metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// items is the list of FeatureTargets.
+	Items []FeatureTarget `json:"items" protobuf:"bytes,2,rep,name=items"`
+}

@@ -227,6 +227,50 @@ func (FeatureStatus) SwaggerDoc() map[string]string {
 	return map_FeatureStatus
 }
 
+var map_FeatureTarget = map[string]string{
+	"":         "FeatureTarget is the value that the components following a Feature (management Central or Dynamic) take, and, while the Feature rolls out in steps, which of them take the new value. The Feature's leader writes it, with the Feature's namespace and name, only when one of these changes. Components watch FeatureTargets, not Features: the Feature's status writes (uses, tasks, conditions, each step of a rollout's analysis) reach no follower, and following costs one small event per change whatever the size of the cluster. Only kube-apiserver writes FeatureTargets.",
+	"metadata": "Standard object's metadata. The name is the Feature's. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+	"spec":     "spec is what the followers take.",
+}
+
+func (FeatureTarget) SwaggerDoc() map[string]string {
+	return map_FeatureTarget
+}
+
+var map_FeatureTargetList = map[string]string{
+	"":         "FeatureTargetList is a list of FeatureTarget objects.",
+	"metadata": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+	"items":    "items is the list of FeatureTargets.",
+}
+
+func (FeatureTargetList) SwaggerDoc() map[string]string {
+	return map_FeatureTargetList
+}
+
+var map_FeatureTargetRollout = map[string]string{
+	"":             "FeatureTargetRollout is who takes the new value of a rollout.",
+	"scope":        "scope names the components the cohort is picked from: Nodes.",
+	"desiredState": "desiredState is the value the members of the cohort take: the rollout's new value.",
+	"cohort":       "cohort is who takes it, as the Feature's status.rollout.cohort.",
+}
+
+func (FeatureTargetRollout) SwaggerDoc() map[string]string {
+	return map_FeatureTargetRollout
+}
+
+var map_FeatureTargetSpec = map[string]string{
+	"":                    "FeatureTargetSpec is the value followers take, and who takes another during a rollout.",
+	"gate":                "gate is the Feature's spec.gate. Required and immutable.",
+	"management":          "management is the Feature's spec.management: Central or Dynamic. kube-apiserver follows only Dynamic targets.",
+	"desiredState":        "desiredState is the value followers take, On or Off; while rollout is set, only those outside its cohort.",
+	"appliesWhileRunning": "appliesWhileRunning says that followers change the gate's value while they run; otherwise a follower whose value changes restarts.",
+	"rollout":             "rollout is set while the Feature rolls out in steps: the members of its cohort take its desiredState instead.",
+}
+
+func (FeatureTargetSpec) SwaggerDoc() map[string]string {
+	return map_FeatureTargetSpec
+}
+
 var map_FeatureTask = map[string]string{
 	"":            "FeatureTask is one step a transition has to complete.",
 	"name":        "name identifies the task within the feature, for example wait-for-uses.",

@@ -102,6 +102,26 @@ func (in FeatureStatus) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureTarget) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureTarget"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureTargetList) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureTargetList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureTargetRollout) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureTargetRollout"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureTargetSpec) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureTargetSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureTask) OpenAPIModelName() string {
 	return "io.k8s.api.features.v1alpha1.FeatureTask"
 }

@@ -28,6 +28,8 @@ type Interface interface {
 	Features() TypedFeatureInformer
 	// FeatureReports returns a FeatureReportInformer.
 	FeatureReports() TypedFeatureReportInformer
+	// FeatureTargets returns a FeatureTargetInformer.
+	FeatureTargets() TypedFeatureTargetInformer
 }
 
 type version struct {
@@ -49,4 +51,9 @@ func (v *version) Features() TypedFeatureInformer {
 // FeatureReports returns a TypedFeatureReportInformer.
 func (v *version) FeatureReports() TypedFeatureReportInformer {
 	return &featureReportInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// FeatureTargets returns a TypedFeatureTargetInformer.
+func (v *version) FeatureTargets() TypedFeatureTargetInformer {
+	return &featureTargetInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

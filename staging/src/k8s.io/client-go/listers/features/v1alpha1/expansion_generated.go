@@ -33,3 +33,11 @@ type FeatureReportListerExpansion interface{}
 // FeatureReportNamespaceListerExpansion allows custom methods to be added to
 // FeatureReportNamespaceLister.
 type FeatureReportNamespaceListerExpansion interface{}
+
+// FeatureTargetListerExpansion allows custom methods to be added to
+// FeatureTargetLister.
+type FeatureTargetListerExpansion interface{}
+
+// FeatureTargetNamespaceListerExpansion allows custom methods to be added to
+// FeatureTargetNamespaceLister.
+type FeatureTargetNamespaceListerExpansion interface{}

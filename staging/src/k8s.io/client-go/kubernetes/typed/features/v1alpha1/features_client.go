@@ -30,6 +30,7 @@ type FeaturesV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	FeaturesGetter
 	FeatureReportsGetter
+	FeatureTargetsGetter
 }
 
 // FeaturesV1alpha1Client is used to interact with features provided by the features.k8s.io group.
@@ -43,6 +44,10 @@ func (c *FeaturesV1alpha1Client) Features(namespace string) FeatureInterface {
 
 func (c *FeaturesV1alpha1Client) FeatureReports(namespace string) FeatureReportInterface {
 	return newFeatureReports(c, namespace)
+}
+
+func (c *FeaturesV1alpha1Client) FeatureTargets(namespace string) FeatureTargetInterface {
+	return newFeatureTargets(c, namespace)
 }
 
 // NewForConfig creates a new FeaturesV1alpha1Client for the given config.

@@ -21,3 +21,5 @@ package v1alpha1
 type FeatureExpansion interface{}
 
 type FeatureReportExpansion interface{}
+
+type FeatureTargetExpansion interface{}

@@ -36,6 +36,10 @@ func (c *FakeFeaturesV1alpha1) FeatureReports(namespace string) v1alpha1.Feature
 	return newFakeFeatureReports(c, namespace)
 }
 
+func (c *FakeFeaturesV1alpha1) FeatureTargets(namespace string) v1alpha1.FeatureTargetInterface {
+	return newFakeFeatureTargets(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeFeaturesV1alpha1) RESTClient() rest.Interface {

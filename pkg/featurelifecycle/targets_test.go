@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featurelifecycle
+
+import (
+	"testing"
+
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestTargetOf(t *testing.T) {
+	const (
+		on  = featuresv1alpha1.FeatureDesiredStateOn
+		off = featuresv1alpha1.FeatureDesiredStateOff
+	)
+	feature := func(m featuresv1alpha1.FeatureManagement, desired featuresv1alpha1.FeatureDesiredState, rollout bool) *featuresv1alpha1.Feature {
+		f := &featuresv1alpha1.Feature{Spec: featuresv1alpha1.FeatureSpec{Gate: "PodDeletionCost", Management: m, DesiredState: desired}}
+		if rollout {
+			f.Spec.Rollout = &featuresv1alpha1.FeatureRollout{}
+		}
+		return f
+	}
+	rolling := func(to featuresv1alpha1.FeatureDesiredState, c featuresv1alpha1.FeatureCohort) *featuresv1alpha1.FeatureStatus {
+		from := off
+		if to == off {
+			from = on
+		}
+		return &featuresv1alpha1.FeatureStatus{Rollout: &featuresv1alpha1.FeatureRolloutStatus{
+			Phase: featuresv1alpha1.FeatureRolloutProgressing, Scope: featuresv1alpha1.FeatureRolloutScopeNodes, From: from, To: to, Cohort: c}}
+	}
+	target := func(m featuresv1alpha1.FeatureManagement, desired featuresv1alpha1.FeatureDesiredState, applies bool) *featuresv1alpha1.FeatureTargetSpec {
+		return &featuresv1alpha1.FeatureTargetSpec{Gate: "PodDeletionCost", Management: m, DesiredState: desired, AppliesWhileRunning: applies}
+	}
+	dynamic, central := featuresv1alpha1.FeatureManagementDynamic, featuresv1alpha1.FeatureManagementCentral
+	held := target(dynamic, off, true)
+	cohort := featuresv1alpha1.FeatureCohort{Seed: "uid", Below: "100", Selectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"canary": "true"}}}}
+	inCohort := target(dynamic, off, true)
+	inCohort.Rollout = &featuresv1alpha1.FeatureTargetRollout{Scope: featuresv1alpha1.FeatureRolloutScopeNodes, DesiredState: on, Cohort: cohort}
+
+	for _, tc := range []struct {
+		name    string
+		feature *featuresv1alpha1.Feature
+		status  *featuresv1alpha1.FeatureStatus
+		current *featuresv1alpha1.FeatureTargetSpec
+		want    *featuresv1alpha1.FeatureTargetSpec
+	}{
+		{"command line: no target", feature(featuresv1alpha1.FeatureManagementCommandLine, on, false), &featuresv1alpha1.FeatureStatus{}, held, nil},
+		{"no desired state: no target", feature(central, "", false), &featuresv1alpha1.FeatureStatus{}, held, nil},
+		{"central, read at start", feature(central, on, false), &featuresv1alpha1.FeatureStatus{}, nil, target(central, on, false)},
+		{"central, applies while running", feature(central, off, false), &featuresv1alpha1.FeatureStatus{AppliesWhileRunning: true}, nil, target(central, off, true)},
+		{"dynamic", feature(dynamic, on, false), &featuresv1alpha1.FeatureStatus{}, nil, target(dynamic, on, true)},
+		{"rollout not published yet: held", feature(dynamic, on, true), &featuresv1alpha1.FeatureStatus{}, held, held},
+		{"rollout of the former value: held", feature(dynamic, on, true), rolling(off, cohort), held, held},
+		{"rollout not published, no target yet: none", feature(dynamic, on, true), &featuresv1alpha1.FeatureStatus{}, nil, nil},
+		{"rollout step: the cohort takes the new value", feature(dynamic, on, true), rolling(on, cohort), held, inCohort},
+		{"rollout with nobody in the cohort", feature(dynamic, on, true), rolling(on, featuresv1alpha1.FeatureCohort{Seed: "uid", Below: "0"}), nil, target(dynamic, off, true)},
+		{"rollout complete", feature(dynamic, on, true), rolling(on, featuresv1alpha1.FeatureCohort{Seed: "uid", All: true}), inCohort, target(dynamic, on, true)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := targetOf(tc.feature, tc.status, tc.current)
+			if !apiequality.Semantic.DeepEqual(got, tc.want) {
+				t.Errorf("target %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
