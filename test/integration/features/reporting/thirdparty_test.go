@@ -130,7 +130,11 @@ func TestThirdPartyReporter(t *testing.T) {
 	if !gate.Enabled(myGate) {
 		t.Fatal("MyGate is off")
 	}
-	if !gate.Enabled(dynamicGate) {
+	// It follows the Feature's target, which the Feature's leader
+	// publishes once it has seen the new Feature.
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return gate.Enabled(dynamicGate), nil
+	}); err != nil {
 		t.Fatal("MyDynamicGate does not follow its Feature, desired On")
 	}
 	var got *featuresv1alpha1.FeatureReport
