@@ -214,6 +214,20 @@ func TestGatedCustomResourceFields(t *testing.T) {
 		return err
 	}
 
+	// admitted waits until admission refuses (or admits) obj in a dry run: the
+	// FeatureCustomFields plugin reads Features from its informer, which
+	// sees a state change a moment after the API does.
+	admitted := func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, refused bool) {
+		t.Helper()
+		var err error
+		if werr := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err = dyn.Resource(gvr).Namespace(vendor).Create(ctx, obj.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return apierrors.IsInvalid(err) == refused, nil
+		}); werr != nil {
+			t.Fatalf("admission of %s %s: want refused %t, last %v", obj.GetKind(), obj.GetName(), refused, err)
+		}
+	}
+
 	// On: the field and the value are stored.
 	start := time.Now()
 	if err := create(widgetsGVR, vendorObject("Widget", "widget-0", map[string]interface{}{"color": "red", "size": "huge"})); err != nil {
@@ -282,6 +296,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	t.Logf("widget-colors Off %.1fs after it was asked Off, with %d widgets cleared (%d left in etcd); conditions %v", took.Seconds(), widgets, left, conditionsOf(f))
 
 	// New writes: the field dropped with a warning, the value refused.
+	admitted(widgetsGVR, vendorObject("Widget", "probe", map[string]interface{}{"size": "huge"}), true)
 	if err := create(widgetsGVR, vendorObject("Widget", "late", map[string]interface{}{"color": "blue", "size": "small"})); err != nil {
 		t.Fatal(err)
 	}
@@ -306,6 +321,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if _, err := dyn.Resource(gadgetsGVR).Namespace(vendor).Get(ctx, "gadget-0", metav1.GetOptions{}); err != nil {
 		t.Errorf("reading the gadget while its kind turns off: %v", err)
 	}
+	admitted(gadgetsGVR, vendorObject("Gadget", "probe", map[string]interface{}{}), true)
 	err = create(gadgetsGVR, vendorObject("Gadget", "gadget-1", map[string]interface{}{}))
 	if want := `kind: Forbidden: Gadget cannot be created: feature widgets-system/gadgets is TurningOff`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("creating a gadget while its kind turns off: want 422 with %q, got %v", want, err)
@@ -318,6 +334,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	// On again: the field is stored again.
 	setDesired(t, admin, "widget-colors", featuresv1alpha1.FeatureDesiredStateOn)
 	waitForState(t, admin, "widget-colors", featuresv1alpha1.FeatureStateOn, time.Minute, nil)
+	admitted(widgetsGVR, vendorObject("Widget", "probe", map[string]interface{}{"size": "huge"}), false)
 	if err := create(widgetsGVR, vendorObject("Widget", "again", map[string]interface{}{"color": "green", "size": "huge"})); err != nil {
 		t.Fatal(err)
 	}
