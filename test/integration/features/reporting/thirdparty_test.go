@@ -131,11 +131,15 @@ func TestThirdPartyReporter(t *testing.T) {
 		t.Fatal("MyGate is off")
 	}
 	// It follows the Feature's target, which the Feature's leader
-	// publishes once it has seen the new Feature.
+	// publishes once it has seen the new Feature. Read on a copy: a query
+	// before then would report the gate's default as the operator's use.
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		return gate.Enabled(dynamicGate), nil
+		return gate.DeepCopy().Enabled(dynamicGate), nil
 	}); err != nil {
 		t.Fatal("MyDynamicGate does not follow its Feature, desired On")
+	}
+	if !gate.Enabled(dynamicGate) {
+		t.Fatal("MyDynamicGate is off")
 	}
 	var got *featuresv1alpha1.FeatureReport
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -144,14 +148,15 @@ func TestThirdPartyReporter(t *testing.T) {
 		if err != nil {
 			return false, nil
 		}
+		enabled := 0
 		for _, g := range got.Spec.Gates {
-			if g.Name == string(myGate) && g.Enabled {
-				return true, nil
+			if (g.Name == string(myGate) || g.Name == string(dynamicGate)) && g.Enabled {
+				enabled++
 			}
 		}
-		return false, nil
+		return enabled == 2, nil
 	}); err != nil {
-		t.Fatalf("the operator's report in %s does not say MyGate is on: %+v", tenant, got)
+		t.Fatalf("the operator's report in %s does not say MyGate and MyDynamicGate are on: %+v", tenant, got)
 	}
 
 	// kube-apiserver leads the tenant's Dynamic Feature: On with the
@@ -171,6 +176,14 @@ func TestThirdPartyReporter(t *testing.T) {
 		return f
 	}
 	f := waitForState(featuresv1alpha1.FeatureStateOn)
+	// Its leader aggregates the report into the uses on its next pass.
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := admin.FeaturesV1alpha1().Features(tenant).Get(ctx, dynamic.Name, metav1.GetOptions{})
+		if err == nil {
+			f = got
+		}
+		return err == nil && len(f.Status.Uses) > 0, nil
+	})
 	if len(f.Status.Uses) != 1 || f.Status.Uses[0].Component != component || !f.Status.Uses[0].Enabled {
 		t.Errorf("On, with uses %+v, want the operator's, enabled", f.Status.Uses)
 	}
