@@ -18,7 +18,6 @@ package featurelifecycle
 
 import (
 	"context"
-	"strconv"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -28,6 +27,7 @@ import (
 	featuresclient "k8s.io/client-go/kubernetes"
 	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/features/cohort"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
@@ -89,25 +89,18 @@ func targetOf(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatu
 	if r == nil || r.To != desired {
 		return current
 	}
-	switch {
-	case r.Cohort.All:
+	// An unreadable cohort (validation refuses one) counts as nobody: the
+	// safe side.
+	switch c, err := cohort.FromAPI(r.Cohort); {
+	case err == nil && c.All:
 		spec.DesiredState = r.To
-	case emptyCohort(&r.Cohort):
+	case err != nil || c.Empty():
 		spec.DesiredState = r.From
 	default:
 		spec.DesiredState = r.From
 		spec.Rollout = &featuresv1alpha1.FeatureTargetRollout{Scope: r.Scope, DesiredState: r.To, Cohort: *r.Cohort.DeepCopy()}
 	}
 	return spec
-}
-
-// emptyCohort says whether a cohort has no member whatever the nodes.
-func emptyCohort(c *featuresv1alpha1.FeatureCohort) bool {
-	if c.All || len(c.Selectors) > 0 {
-		return false
-	}
-	below, err := strconv.ParseUint(c.Below, 10, 64)
-	return c.Below == "" || (err == nil && below == 0)
 }
 
 // publish makes f's FeatureTarget say what targetOf says, given the status
@@ -118,53 +111,41 @@ func (t *targets) publish(ctx context.Context, f *featuresv1alpha1.Feature, stat
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	if apierrors.IsNotFound(err) {
-		existing = nil
-	}
 	var current *featuresv1alpha1.FeatureTargetSpec
 	if existing != nil {
 		current = &existing.Spec
 	}
 	spec := targetOf(f, status, current)
-	api := t.client.FeaturesV1alpha1().FeatureTargets(f.Namespace)
-	logger := klog.FromContext(ctx)
+	if spec == nil {
+		return t.delete(ctx, existing)
+	}
 	owners := []metav1.OwnerReference{*metav1.NewControllerRef(f, featuresv1alpha1.SchemeGroupVersion.WithKind("Feature"))}
 	owners[0].BlockOwnerDeletion = ptr.To(false)
-	switch {
-	case spec == nil && existing == nil:
-		return nil
-	case spec == nil:
-		err := api.Delete(ctx, f.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}})
-		if err == nil {
-			logger.V(2).Info("Deleted the target of a Feature that no component follows", "feature", klog.KObj(f))
-		}
-		return ignoreNotFound(err)
-	case existing == nil:
-		_, err := api.Create(ctx, &featuresv1alpha1.FeatureTarget{
+	api := t.client.FeaturesV1alpha1().FeatureTargets(f.Namespace)
+	if existing == nil {
+		_, err = api.Create(ctx, &featuresv1alpha1.FeatureTarget{
 			ObjectMeta: metav1.ObjectMeta{Name: f.Name, Namespace: f.Namespace, OwnerReferences: owners},
 			Spec:       *spec,
 		}, metav1.CreateOptions{FieldManager: "kube-apiserver"})
-		if err == nil {
-			logger.V(2).Info("Published the target of a Feature", "feature", klog.KObj(f), "desiredState", spec.DesiredState, "rollout", spec.Rollout != nil)
+		if apierrors.IsAlreadyExists(err) {
+			// The informer has not seen it yet: update what is stored.
+			existing, err = api.Get(ctx, f.Name, metav1.GetOptions{})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if existing != nil {
+		if apiequality.Semantic.DeepEqual(existing.Spec, *spec) && apiequality.Semantic.DeepEqual(existing.OwnerReferences, owners) {
 			return nil
 		}
-		if !apierrors.IsAlreadyExists(err) {
+		updated := existing.DeepCopy()
+		updated.Spec, updated.OwnerReferences = *spec, owners
+		if _, err := api.Update(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
 			return err
 		}
-		// The informer has not seen it yet: update what is stored.
-		if existing, err = api.Get(ctx, f.Name, metav1.GetOptions{}); err != nil {
-			return err
-		}
 	}
-	if apiequality.Semantic.DeepEqual(existing.Spec, *spec) && apiequality.Semantic.DeepEqual(existing.OwnerReferences, owners) {
-		return nil
-	}
-	updated := existing.DeepCopy()
-	updated.Spec, updated.OwnerReferences = *spec, owners
-	if _, err := api.Update(ctx, updated, metav1.UpdateOptions{FieldManager: "kube-apiserver"}); err != nil {
-		return err
-	}
-	logger.V(2).Info("Published the target of a Feature", "feature", klog.KObj(f), "desiredState", spec.DesiredState, "rollout", spec.Rollout != nil)
+	klog.FromContext(ctx).V(2).Info("Published the target of a Feature", "feature", klog.KObj(f), "desiredState", spec.DesiredState, "rollout", spec.Rollout != nil)
 	return nil
 }
 
@@ -172,20 +153,24 @@ func (t *targets) publish(ctx context.Context, f *featuresv1alpha1.Feature, stat
 // (the garbage collector does too, from its owner reference).
 func (t *targets) forget(ctx context.Context, namespace, name string) error {
 	existing, err := t.lister.FeatureTargets(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	err = t.client.FeaturesV1alpha1().FeatureTargets(namespace).Delete(ctx, name,
-		metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}})
-	return ignoreNotFound(err)
+	return t.delete(ctx, existing)
 }
 
-func ignoreNotFound(err error) error {
+// delete deletes existing, if not nil, unless it was replaced meanwhile.
+func (t *targets) delete(ctx context.Context, existing *featuresv1alpha1.FeatureTarget) error {
+	if existing == nil {
+		return nil
+	}
+	err := t.client.FeaturesV1alpha1().FeatureTargets(existing.Namespace).Delete(ctx, existing.Name,
+		metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}})
 	if apierrors.IsNotFound(err) {
 		return nil
+	}
+	if err == nil {
+		klog.FromContext(ctx).V(2).Info("Deleted the target of a Feature that no component follows", "featureTarget", klog.KObj(existing))
 	}
 	return err
 }

@@ -17,11 +17,16 @@ limitations under the License.
 package featurelifecycle
 
 import (
+	"context"
 	"testing"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
+	"k8s.io/client-go/tools/cache"
 )
 
 func TestTargetOf(t *testing.T) {
@@ -78,5 +83,65 @@ func TestTargetOf(t *testing.T) {
 				t.Errorf("target %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestPublish: the leader creates a Feature's target, writes nothing while
+// it says the same, updates it on a change and deletes it when no component
+// follows the Feature any more.
+func TestPublish(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewClientset()
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	x := &targets{client: client, lister: featureslisters.NewFeatureTargetLister(indexer)}
+	f := &featuresv1alpha1.Feature{
+		ObjectMeta: metav1.ObjectMeta{Name: "pod-deletion-cost", Namespace: "kube-system", UID: "uid-1"},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: "PodDeletionCost", Management: featuresv1alpha1.FeatureManagementDynamic,
+			DesiredState: featuresv1alpha1.FeatureDesiredStateOn},
+	}
+	targets := client.FeaturesV1alpha1().FeatureTargets("kube-system")
+	publish := func() *featuresv1alpha1.FeatureTarget {
+		t.Helper()
+		if err := x.publish(ctx, f, &f.Status); err != nil {
+			t.Fatal(err)
+		}
+		got, err := targets.Get(ctx, f.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := indexer.Add(got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	writes := func() int {
+		n := 0
+		for _, a := range client.Actions() {
+			if a.GetVerb() != "get" {
+				n++
+			}
+		}
+		return n
+	}
+
+	got := publish()
+	if got == nil || got.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || len(got.OwnerReferences) != 1 || got.OwnerReferences[0].UID != "uid-1" {
+		t.Fatalf("created target %+v", got)
+	}
+	before := writes()
+	publish()
+	if writes() != before {
+		t.Errorf("an unchanged target was written: %v", client.Actions()[before:])
+	}
+	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff
+	if got := publish(); got == nil || got.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
+		t.Fatalf("updated target %+v", got)
+	}
+	f.Spec.Management = featuresv1alpha1.FeatureManagementCommandLine
+	if got := publish(); got != nil {
+		t.Fatalf("the target of a CommandLine Feature was kept: %+v", got)
 	}
 }
