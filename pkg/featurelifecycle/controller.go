@@ -56,6 +56,7 @@ import (
 	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
+	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
 	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
@@ -108,6 +109,11 @@ type ControllerOptions struct {
 	// Clock is the clock of the controller and of its elector; nil means the
 	// real clock. Not a flag: tests pass a fake one.
 	Clock clock.PassiveClock
+	// NodeRequests counts the kubelets' requests this apiserver serves, for
+	// the error rate in the analysis of a rollout in steps; nil: rollouts
+	// do not judge error rates. Not a flag: kube-apiserver wraps its
+	// handler chain with it (serverflow.CountNodeRequests).
+	NodeRequests *noderequests.Counter
 }
 
 // DefaultControllerOptions are the defaults of the flags.
@@ -317,7 +323,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
-	rollouts, err := newRollouts(kubeClient, opts.Resync, c.reports, c.enqueueRolling)
+	rollouts, err := newRollouts(kubeClient, opts.Resync, c.reports, opts.NodeRequests, c.enqueueRolling)
 	if err != nil {
 		return nil, err
 	}
@@ -428,8 +434,14 @@ func (c *Controller) reportChanged(obj any) {
 	if !ok {
 		return
 	}
-	for _, gate := range c.reports.Set(reports.NewReport(r)) {
+	report := reports.NewReport(r)
+	old := c.reports.Get(report.Key())
+	for _, gate := range c.reports.Set(report) {
 		c.queue.Add(r.Namespace + "/" + featuresv1alpha1.FeatureName(gate))
+	}
+	if old != nil && !old.StartTime.Equal(report.StartTime) && report.Component == kubelet {
+		// A kubelet restarted: the rollouts' analyses count it.
+		c.enqueueRolling()
 	}
 }
 
@@ -606,6 +618,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	stored, err := c.lister.Features(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.rollouts.forget(key)
 		return 0, c.targets.forget(ctx, namespace, name)
 	}
 	if err != nil {
@@ -639,6 +652,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	leads := c.elector.Leads(f, true)
 	c.elector.Observe(leader.Key(f), leads)
 	if !leads {
+		c.rollouts.forget(leader.Key(f))
 		return 0, nil
 	}
 	if current := featuresv1alpha1.FeatureName(f.Spec.Gate); f.Name != current {

@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/features/cohort"
 
+	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
+	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
 	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
 	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
 	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
@@ -60,13 +63,33 @@ type rollouts struct {
 	nodes    corelisters.NodeLister
 	informer cache.SharedIndexInformer
 	reports  *reports.Index
+	// requests counts the kubelets' requests to this apiserver; nil when
+	// nothing counts them.
+	requests *noderequests.Counter
+
+	mu sync.Mutex
+	// windows holds, per Feature this apiserver leads a step of, what the
+	// requests counter had counted of each node when the step began here.
+	windows map[string]*requestWindow
+}
+
+// requestWindow is the start of a step's window of request counts.
+type requestWindow struct {
+	// step is the step's start (status.rollout.stepStartTime).
+	step time.Time
+	// base holds the nodes' counts at the window's start.
+	base map[string]noderequests.Counts
+	// disarm stops the counter counting for this window.
+	disarm func()
 }
 
 // newRollouts returns the rollouts job, which calls enqueueRolling when a
-// node that a rollout looks at changes.
-func newRollouts(client kubernetes.Interface, resync time.Duration, index *reports.Index, enqueueRolling func()) (*rollouts, error) {
+// node that a rollout looks at changes. requests, if not nil, counts the
+// kubelets' requests for the analysis of the error rates.
+func newRollouts(client kubernetes.Interface, resync time.Duration, index *reports.Index, requests *noderequests.Counter, enqueueRolling func()) (*rollouts, error) {
 	informer := coreinformers.NewNodeInformer(client, resync, cache.Indexers{})
-	r := &rollouts{nodes: corelisters.NewNodeLister(informer.GetIndexer()), informer: informer, reports: index}
+	r := &rollouts{nodes: corelisters.NewNodeLister(informer.GetIndexer()), informer: informer, reports: index,
+		requests: requests, windows: map[string]*requestWindow{}}
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { enqueueRolling() },
 		UpdateFunc: func(old, obj any) {
@@ -108,6 +131,7 @@ type rolloutEvent struct {
 func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, now time.Time) (time.Duration, *rolloutEvent, error) {
 	if f.Spec.Rollout == nil || f.Spec.Management != featuresv1alpha1.FeatureManagementDynamic || f.Spec.DesiredState == "" {
 		// No rollout (any more): the components follow spec.desiredState.
+		r.forget(leader.Key(f))
 		status.Rollout = nil
 		meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
 		return 0, nil, nil
@@ -157,9 +181,13 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 	}
 	verdict := rollout.Verdict{}
 	if st.Step >= 0 && st.Phase == rollout.Progressing {
-		verdict = rollout.Analyze(r.health(f.Namespace, f.Spec.Gate, to, st.Cohort, nodes, ranks, sets), spec.Thresholds)
+		verdict = rollout.Analyze(r.health(leader.Key(f), f.Namespace, f.Spec.Gate, to, st, nodes, ranks, sets, now), spec.Thresholds)
 	}
 	next, requeue := rollout.Next(spec, st, ranks, verdict, now)
+	if next.Phase != rollout.Progressing {
+		// Paused, over or not started: no step to count requests for.
+		r.forget(leader.Key(f))
+	}
 
 	out := &featuresv1alpha1.FeatureRolloutStatus{
 		Phase: featuresv1alpha1.FeatureRolloutPhase(next.Phase), Scope: featuresv1alpha1.FeatureRolloutScopeNodes,
@@ -196,20 +224,98 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 }
 
 // health is what the analysis of a step looks at: for each node of the
-// cohort, whether its kubelet reports the new value and whether it is
-// Ready.
-func (r *rollouts) health(namespace, gate string, to featuresv1alpha1.FeatureDesiredState, c cohort.Cohort, nodes []*corev1.Node, ranks []uint64, sets []labels.Labels) rollout.Health {
+// cohort, whether its kubelet reports the new value, whether it is Ready
+// and whether its kubelet restarted since the step began; how often the
+// kubelets outside the cohort restarted meanwhile; and the requests of the
+// cohort's kubelets and of the others since the step began, as far as this
+// apiserver counted them.
+func (r *rollouts) health(key, namespace, gate string, to featuresv1alpha1.FeatureDesiredState, st rollout.Status, nodes []*corev1.Node, ranks []uint64, sets []labels.Labels, now time.Time) rollout.Health {
 	reporting := map[string]bool{}
 	r.reports.Each(namespace, gate, reports.Pair{Component: kubelet, Enabled: to == featuresv1alpha1.FeatureDesiredStateOn}, func(rep *reports.Report) bool {
 		reporting[rep.Identity] = true
 		return true
 	})
+	base := r.window(key, st.StepStarted, nodes)
 	var h rollout.Health
-	for _, i := range c.Members(ranks, sets) {
-		n := nodes[i]
-		h.Members = append(h.Members, rollout.Member{Name: n.Name, Reports: reporting[n.Name], NotReady: !ready(n)})
+	members := st.Cohort.Members(ranks, sets)
+	in := make([]bool, len(nodes))
+	for _, i := range members {
+		in[i] = true
+	}
+	for i, n := range nodes {
+		restarted := r.restarted(namespace, n, st.StepStarted)
+		var counts noderequests.Counts
+		if base != nil {
+			counts = r.requests.Of(n.Name).Sub(base[n.Name])
+		}
+		if !in[i] {
+			h.Others++
+			if restarted {
+				h.OthersRestarts++
+			}
+			h.OthersRequests += counts.Requests
+			h.OthersErrors += counts.Errors
+			continue
+		}
+		m := rollout.Member{Name: n.Name, Reports: reporting[n.Name], NotReady: !ready(n)}
+		if restarted {
+			m.Restarts = 1
+		}
+		h.Members = append(h.Members, m)
+		h.CohortRequests += counts.Requests
+		h.CohortErrors += counts.Errors
 	}
 	return h
+}
+
+// restarted says whether the kubelet of node n restarted since the step
+// that began at step: its report states a start after the step's, on a
+// node that existed before it (a new node's kubelet starting is no
+// restart).
+func (r *rollouts) restarted(namespace string, n *corev1.Node, step time.Time) bool {
+	if step.IsZero() || !n.CreationTimestamp.Time.Before(step) {
+		return false
+	}
+	rep := r.reports.Get(namespace + "/" + featuresv1alpha1.FeatureReportName(kubelet, n.Name))
+	return rep != nil && rep.StartTime.After(step)
+}
+
+// window returns the nodes' request counts when this apiserver began to
+// count the step that began at step of the Feature with key, starting (and
+// arming the counter) when it has not, and nil when nothing counts
+// requests. The window of a step starts when its leader first analyses it:
+// a new leader counts from when it took over.
+func (r *rollouts) window(key string, step time.Time, nodes []*corev1.Node) map[string]noderequests.Counts {
+	if r.requests == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.windows[key]
+	if w != nil && w.step.Equal(step) {
+		return w.base
+	}
+	if w == nil {
+		w = &requestWindow{disarm: r.requests.Arm()}
+		r.windows[key] = w
+	}
+	w.step = step
+	w.base = make(map[string]noderequests.Counts, len(nodes))
+	for _, n := range nodes {
+		w.base[n.Name] = r.requests.Of(n.Name)
+	}
+	return w.base
+}
+
+// forget ends the request window of the Feature with key, if any: it has
+// no step in progress, or this apiserver no longer leads it.
+func (r *rollouts) forget(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w := r.windows[key]; w != nil {
+		w.disarm()
+		delete(r.windows, key)
+	}
 }
 
 // rolloutSpec returns the state machine's spec of an API rollout, with its
@@ -219,8 +325,16 @@ func (r *rollouts) health(namespace, gate string, to featuresv1alpha1.FeatureDes
 func rolloutSpec(r *featuresv1alpha1.FeatureRollout) rollout.Spec {
 	spec := rollout.Spec{Paused: r.Paused, Abort: r.Abort, Undoable: true,
 		Interval: DefaultRolloutInterval, ReportTimeout: DefaultRolloutReportTimeout}
+	spec.Thresholds = rollout.DefaultThresholds()
 	if a := r.Analysis; a != nil {
 		spec.Thresholds.MaxNotReady = int(a.MaxNotReady)
+		spec.Thresholds.MaxRestarts = a.MaxRestarts
+		if a.MaxErrorRateIncreasePercent != nil {
+			spec.Thresholds.MaxErrorRateIncrease = float64(*a.MaxErrorRateIncreasePercent) / 100
+		}
+		if a.MinRequests != nil {
+			spec.Thresholds.MinRequests = int64(*a.MinRequests)
+		}
 		if a.IntervalSeconds != nil {
 			spec.Interval = time.Duration(*a.IntervalSeconds) * time.Second
 		}

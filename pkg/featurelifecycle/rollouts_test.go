@@ -18,7 +18,10 @@ package featurelifecycle
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,11 +29,14 @@ import (
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/features/cohort"
 	"k8s.io/utils/ptr"
 
+	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
 	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
 	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
 	"k8s.io/kubernetes/pkg/printers/internalversion"
@@ -221,4 +227,111 @@ func TestRolloutFrom(t *testing.T) {
 			t.Errorf("%s: from %s, want %s", tc.name, got, tc.want)
 		}
 	}
+}
+
+func TestRolloutRollsBackOnRestart(t *testing.T) {
+	x := newRolloutFixture(t, 20)
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	x.sync(now)
+	member := x.members()[0]
+	started := func(node string, at time.Time) {
+		x.index.Set(&reports.Report{Namespace: KubeNamespace, Name: "kubelet." + node, Component: kubelet, Identity: node,
+			Gates: map[string]bool{x.feature.Spec.Gate: node == member}, StartTime: at})
+	}
+	// Started before the step: no restart.
+	started(member, now.Add(-time.Hour))
+	if r, _ := x.sync(now.Add(time.Second)); r.Phase != featuresv1alpha1.FeatureRolloutProgressing {
+		t.Fatalf("a kubelet started before the step failed it: %+v", r)
+	}
+	started(member, now.Add(2*time.Second))
+	r, ev := x.sync(now.Add(3 * time.Second))
+	if r.Phase != featuresv1alpha1.FeatureRolloutRolledBack || r.Reason != rollout.ReasonRestarted || !strings.Contains(r.Message, member) {
+		t.Fatalf("after the member restarted: %+v", r)
+	}
+	if ev == nil || ev.eventType != corev1.EventTypeWarning || ev.reason != "Rollout"+rollout.ReasonRestarted {
+		t.Errorf("event %+v, want a RolloutRestarted warning", ev)
+	}
+}
+
+func TestRolloutRestartsAsUsualPass(t *testing.T) {
+	x := newRolloutFixture(t, 20)
+	x.feature.Spec.Rollout.Analysis = &featuresv1alpha1.FeatureRolloutAnalysis{MaxRestarts: 1}
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	x.sync(now)
+	member := x.members()[0]
+	x.index.Set(&reports.Report{Namespace: KubeNamespace, Name: "kubelet." + member, Component: kubelet, Identity: member,
+		Gates: map[string]bool{x.feature.Spec.Gate: true}, StartTime: now.Add(time.Second)})
+	if r, _ := x.sync(now.Add(2 * time.Second)); r.Phase != featuresv1alpha1.FeatureRolloutProgressing {
+		t.Fatalf("one restart within maxRestarts 1 failed the step: %+v", r)
+	}
+	// A node created after the step began: its kubelet's start is no
+	// restart.
+	late := x.members()[0]
+	if err := x.nodes.Update(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: late, CreationTimestamp: metav1.NewTime(now.Add(5 * time.Second))},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}); err != nil {
+		t.Fatal(err)
+	}
+	x.feature.Spec.Rollout.Analysis.MaxRestarts = 0
+	if r, _ := x.sync(now.Add(6 * time.Second)); r.Phase != featuresv1alpha1.FeatureRolloutProgressing {
+		t.Fatalf("a new node's kubelet counted as a restart: %+v", r)
+	}
+}
+
+func TestRolloutRollsBackOnErrorRate(t *testing.T) {
+	x := newRolloutFixture(t, 20)
+	x.r.requests = noderequests.New()
+	x.r.windows = map[string]*requestWindow{}
+	x.feature.Spec.Rollout.Analysis = &featuresv1alpha1.FeatureRolloutAnalysis{MinRequests: ptr.To(int32(10)), MaxErrorRateIncreasePercent: ptr.To(int32(5))}
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	x.sync(now)
+	if x.r.requests.Armed() {
+		t.Fatal("the counter is armed before the step's first analysis")
+	}
+	member := x.members()[0]
+	x.report(member, true)
+	x.sync(now.Add(time.Second)) // the step's window starts
+	if !x.r.requests.Armed() {
+		t.Fatal("the counter is not armed during a step")
+	}
+	// The member fails 3 of 10 requests (30 %); another node 1 of 100.
+	var other string
+	for i := range 20 {
+		if n := fmt.Sprintf("node-%d", i); n != member {
+			other = n
+			break
+		}
+	}
+	for i := range 10 {
+		nodeRequest(x.r.requests, member, i < 3)
+	}
+	for i := range 100 {
+		nodeRequest(x.r.requests, other, i < 1)
+	}
+	r, ev := x.sync(now.Add(2 * time.Second))
+	if r.Phase != featuresv1alpha1.FeatureRolloutRolledBack || r.Reason != rollout.ReasonErrorRateRose {
+		t.Fatalf("after the cohort's errors: %+v", r)
+	}
+	if !strings.Contains(r.Message, "30.00% (3 of 10 requests) against 1.00% outside it") {
+		t.Errorf("message %q does not give the rates", r.Message)
+	}
+	if ev == nil || ev.eventType != corev1.EventTypeWarning {
+		t.Errorf("event %+v, want a warning", ev)
+	}
+	if x.r.requests.Armed() {
+		t.Error("the counter is still armed after the rollout stopped")
+	}
+}
+
+// nodeRequest sends one resource request of node's kubelet through the
+// counter, failing (500) or not.
+func nodeRequest(c *noderequests.Counter, node string, fail bool) {
+	h := c.WrapHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if fail {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil)
+	ctx := request.WithRequestInfo(req.Context(), &request.RequestInfo{IsResourceRequest: true, Verb: "get", Resource: "pods"})
+	ctx = request.WithUser(ctx, &user.DefaultInfo{Name: "system:node:" + node, Groups: []string{user.NodesGroup}})
+	h.ServeHTTP(httptest.NewRecorder(), req.WithContext(ctx))
 }

@@ -82,9 +82,12 @@ type FeatureRolloutStep struct {
 
 // FeatureRolloutAnalysis bounds what a step of a rollout may cost.
 type FeatureRolloutAnalysis struct {
-	IntervalSeconds      *int32
-	ReportTimeoutSeconds *int32
-	MaxNotReady          int32
+	IntervalSeconds             *int32
+	ReportTimeoutSeconds        *int32
+	MaxNotReady                 int32
+	MaxRestarts                 int32
+	MaxErrorRateIncreasePercent *int32
+	MinRequests                 *int32
 }
 
 // FeatureDeclaration is what a third party declares about one of its gates.
@@ -227,6 +230,7 @@ type FeatureReportSpec struct {
 	RenewTime            *metav1.MicroTime
 	LeaseDurationSeconds *int32
 	HolderLease          *FeatureReportLease
+	StartTime            *metav1.MicroTime
 }
 
 // FeatureReportGate is one gate a process checked and the value it found.

@@ -54,6 +54,9 @@ type Report struct {
 	// featuresv1alpha1.EmulationVersionAnnotation; empty when it is not
 	// stated.
 	EmulationVersion string
+	// StartTime is when the reporting process started; zero when the
+	// report does not say.
+	StartTime time.Time
 }
 
 // NewReport returns what the index keeps of r.
@@ -80,6 +83,9 @@ func NewReport(r *featuresv1alpha1.FeatureReport) *Report {
 	}
 	if r.Spec.LeaseDurationSeconds != nil {
 		out.LeaseDuration = time.Duration(*r.Spec.LeaseDurationSeconds) * time.Second
+	}
+	if r.Spec.StartTime != nil {
+		out.StartTime = r.Spec.StartTime.Time
 	}
 	return out
 }

@@ -31,8 +31,7 @@ type Member struct {
 	// NotReady: its node is NotReady (or, for an apiserver, its identity
 	// lease expired).
 	NotReady bool
-	// Restarts is how often it restarted since the step began, beyond
-	// what it restarted in as long before the step.
+	// Restarts is how often it restarted since the step began.
 	Restarts int32
 }
 
@@ -40,6 +39,12 @@ type Member struct {
 type Health struct {
 	// Members are the cohort's components.
 	Members []Member
+	// Others is how many components are outside the cohort, and
+	// OthersRestarts how often they restarted since the step began: the
+	// rate at which components restart anyway (an upgrade rolling through
+	// the nodes restarts the cohort too), which the cohort's restarts are
+	// judged against.
+	Others, OthersRestarts int
 	// Requests and Errors count the apiserver's requests, and those that
 	// failed with a server error, for the resources the feature touches,
 	// since the step began: from the cohort's components, and from the
@@ -51,8 +56,8 @@ type Health struct {
 type Thresholds struct {
 	// MaxNotReady is how many of the cohort's components may be NotReady.
 	MaxNotReady int
-	// MaxRestarts is how many restarts beyond the usual the cohort may
-	// have, in all.
+	// MaxRestarts is how many restarts the cohort may have, in all,
+	// beyond as many as the components outside it had in proportion.
 	MaxRestarts int32
 	// MaxErrorRateIncrease is how much higher the cohort's error rate may
 	// be than the others', as a fraction (0.01: one percentage point).
@@ -120,9 +125,17 @@ func Analyze(h Health, t Thresholds) Verdict {
 		return Verdict{Fail, ReasonNodeNotReady, fmt.Sprintf("%d of the cohort's %d components NotReady (at most %d): %s",
 			len(notReady), len(h.Members), t.MaxNotReady, names(notReady))}
 	}
-	if restarts > t.MaxRestarts {
-		return Verdict{Fail, ReasonRestarted, fmt.Sprintf("the cohort restarted %d times more than before the step (at most %d): %s",
-			restarts, t.MaxRestarts, names(restarted))}
+	// As many restarts as the others had, in proportion, are the usual:
+	// a cohort that restarts more than that fails, so that a canary errs
+	// on the side of stopping (during a rolling node upgrade, set
+	// maxRestarts).
+	usual := 0.0
+	if h.Others > 0 {
+		usual = float64(len(h.Members)) * float64(h.OthersRestarts) / float64(h.Others)
+	}
+	if float64(restarts)-usual > float64(t.MaxRestarts) {
+		return Verdict{Fail, ReasonRestarted, fmt.Sprintf("the cohort's components restarted %d times during the step, %.1f as usual (the %d outside it: %d times; at most %d more): %s",
+			restarts, usual, h.Others, h.OthersRestarts, t.MaxRestarts, names(restarted))}
 	}
 	if h.CohortRequests >= max(t.MinRequests, 1) {
 		cohort := float64(h.CohortErrors) / float64(h.CohortRequests)
@@ -131,8 +144,8 @@ func Analyze(h Health, t Thresholds) Verdict {
 			others = float64(h.OthersErrors) / float64(h.OthersRequests)
 		}
 		if cohort-others > t.MaxErrorRateIncrease {
-			return Verdict{Fail, ReasonErrorRateRose, fmt.Sprintf("error rate %.2f%% in the cohort against %.2f%% outside it (at most %.2f points more)",
-				100*cohort, 100*others, 100*t.MaxErrorRateIncrease)}
+			return Verdict{Fail, ReasonErrorRateRose, fmt.Sprintf("the cohort's API error rate was %.2f%% (%d of %d requests) against %.2f%% outside it (at most %.2f points more)",
+				100*cohort, h.CohortErrors, h.CohortRequests, 100*others, 100*t.MaxErrorRateIncrease)}
 		}
 	}
 	if len(unreported) > 0 {

@@ -40,6 +40,7 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle"
 	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
 	"k8s.io/kubernetes/pkg/featurelifecycle/servedopenapi"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi"
@@ -54,6 +55,22 @@ const (
 	ReportHookName     = "start-feature-lifecycle-reporter"
 	ControllerHookName = "start-feature-lifecycle-controller"
 )
+
+// CountNodeRequests makes the handler chain that config builds count the
+// kubelets' requests, for the error rates in the analysis of rollouts in
+// steps, which the lifecycle controller of opts reads (opts nil: nothing
+// reads them, nothing is counted). Call it, when the FeatureLifecycle gate
+// is on, on the configuration of the server whose chain serves every
+// request: kube-apiserver's aggregator. The counter counts only while a
+// rollout this apiserver leads is in a step.
+func CountNodeRequests(opts *Options, config *genericapiserver.Config) {
+	if opts == nil {
+		return
+	}
+	counter := noderequests.New()
+	opts.Controller.NodeRequests = counter
+	config.BuildHandlerChainFunc = counter.WrapChain(config.BuildHandlerChainFunc)
+}
 
 // Install adds the server flow's post-start hooks to server, when
 // features.k8s.io/v1alpha1 is served (the FeatureLifecycle gate is checked

@@ -90,6 +90,15 @@ func validateRollout(spec *features.FeatureSpec, fldPath *field.Path) field.Erro
 		if a.MaxNotReady < 0 {
 			allErrs = append(allErrs, field.Invalid(p.Child("maxNotReady"), a.MaxNotReady, "must be greater than or equal to 0"))
 		}
+		if a.MaxRestarts < 0 {
+			allErrs = append(allErrs, field.Invalid(p.Child("maxRestarts"), a.MaxRestarts, "must be greater than or equal to 0"))
+		}
+		if v := a.MaxErrorRateIncreasePercent; v != nil && (*v < 0 || *v > 100) {
+			allErrs = append(allErrs, field.Invalid(p.Child("maxErrorRateIncreasePercent"), *v, "must be between 0 and 100, inclusive"))
+		}
+		if v := a.MinRequests; v != nil && *v < 0 {
+			allErrs = append(allErrs, field.Invalid(p.Child("minRequests"), *v, "must be greater than or equal to 0"))
+		}
 	}
 	return allErrs
 }

@@ -113,6 +113,15 @@ func TestValidateFeature(t *testing.T) {
 		{"rollout: interval 0", func(f *features.Feature) {
 			f.Spec.Rollout = &features.FeatureRollout{Analysis: &features.FeatureRolloutAnalysis{IntervalSeconds: ptr.To(int32(0))}}
 		}, field.ErrorTypeInvalid, "spec.rollout.analysis.intervalSeconds"},
+		{"rollout: negative maxRestarts", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Analysis: &features.FeatureRolloutAnalysis{MaxRestarts: -1}}
+		}, field.ErrorTypeInvalid, "spec.rollout.analysis.maxRestarts"},
+		{"rollout: error rate increase above 100 points", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Analysis: &features.FeatureRolloutAnalysis{MaxErrorRateIncreasePercent: ptr.To(int32(101))}}
+		}, field.ErrorTypeInvalid, "spec.rollout.analysis.maxErrorRateIncreasePercent"},
+		{"rollout: negative minRequests", func(f *features.Feature) {
+			f.Spec.Rollout = &features.FeatureRollout{Analysis: &features.FeatureRolloutAnalysis{MinRequests: ptr.To(int32(-5))}}
+		}, field.ErrorTypeInvalid, "spec.rollout.analysis.minRequests"},
 		{"rollout status: phase enum", func(f *features.Feature) {
 			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Sideways", Scope: "Nodes", From: "Off", To: "On"}
 		}, field.ErrorTypeNotSupported, "status.rollout.phase"},

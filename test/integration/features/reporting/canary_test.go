@@ -49,9 +49,10 @@ type canaryFigures struct {
 	cohorts []sets.Set[string]
 	// touched are the nodes whose kubelet ever had the new value.
 	touched sets.Set[string]
-	// detected is from the faulty node's NotReady to the rollout stopping
-	// (status.rollout RolledBack); restored from then to every touched
-	// kubelet having the old value again.
+	// detected is from the fault's start (a node NotReady, a kubelet
+	// restarted, a kubelet's first failing request) to the rollout
+	// stopping (status.rollout RolledBack); restored from then to every
+	// touched kubelet having the old value again.
 	detected, restored time.Duration
 	// featureWrites and reportWrites count the writes of the Feature and
 	// of the kubelets' FeatureReports from the start of the rollout to its
@@ -63,12 +64,31 @@ type canaryFigures struct {
 	followedPerNode float64
 }
 
+// canaryFault is what goes wrong on a node whose kubelet takes the new
+// value.
+type canaryFault string
+
+const (
+	// noFault: nothing; the rollout is healthy.
+	noFault canaryFault = ""
+	// faultNotReady: the kubelet fails readiness, its Node turns NotReady.
+	faultNotReady canaryFault = "NodeNotReady"
+	// faultRestart: the kubelet restarts (its report states a new start).
+	faultRestart canaryFault = "Restarted"
+	// faultErrors: the kubelet's requests fail validation (422).
+	faultErrors canaryFault = "ErrorRateRose"
+)
+
+// canaryMinRequests is the analysis' minRequests in the scenarios: the
+// faulty kubelet makes them in well under a second at a kubelet's QPS.
+const canaryMinRequests = 20
+
 // runCanary rolls followGate's new value out to n simulated kubelets that
 // follow the Feature (k8s.io/features/options) in steps of 1 node, then 10,
-// 25, 50 and 100 percent, with a soak of soak each. With faulty, a kubelet
-// that takes the new value fails readiness: its Node turns NotReady, as a
-// kubelet whose new code path breaks its node would.
-func runCanary(t testing.TB, n int, faulty bool, soak time.Duration) canaryFigures {
+// 25, 50 and 100 percent, with a soak of soak each. With a fault, a kubelet
+// that takes the new value breaks as fault says, as a kubelet whose new
+// code path is faulty would.
+func runCanary(t testing.TB, n int, fault canaryFault, soak time.Duration) canaryFigures {
 	t.Helper()
 	flags := append(slices.Clone(harness.LifecycleFlags), "--feature-lifecycle-dynamic-gates="+string(followGate))
 	c := startScaleCluster(t, n, flags...)
@@ -183,12 +203,21 @@ func runCanary(t testing.TB, n int, faulty bool, soak time.Duration) canaryFigur
 			fig.touched.Insert(turned...)
 			mu.Unlock()
 			for _, node := range turned {
-				if !faulty || failed.Has(node) {
+				if fault == noFault || failed.Has(node) {
 					continue
 				}
 				failed.Insert(node)
-				if err := setReady(ctx, c, node, false); err != nil {
-					t.Errorf("turning %s NotReady: %v", node, err)
+				switch fault {
+				case faultNotReady:
+					if err := setReady(ctx, c, node, false); err != nil {
+						t.Errorf("turning %s NotReady: %v", node, err)
+					}
+				case faultRestart:
+					if err := c.startKubelet(node, nil); err != nil {
+						t.Errorf("restarting the kubelet of %s: %v", node, err)
+					}
+				case faultErrors:
+					go c.failRequests(probeCtx, node)
 				}
 				mu.Lock()
 				if notRdy.IsZero() {
@@ -210,7 +239,8 @@ func runCanary(t testing.TB, n int, faulty bool, soak time.Duration) canaryFigur
 			{Percent: 50, SoakSeconds: ptr.To(int32(soak / time.Second))},
 			{Percent: 100, SoakSeconds: ptr.To(int32(soak / time.Second))},
 		},
-		Analysis: &featuresv1alpha1.FeatureRolloutAnalysis{IntervalSeconds: ptr.To(int32(1)), ReportTimeoutSeconds: ptr.To(int32(120))},
+		Analysis: &featuresv1alpha1.FeatureRolloutAnalysis{IntervalSeconds: ptr.To(int32(1)), ReportTimeoutSeconds: ptr.To(int32(120)),
+			MinRequests: ptr.To(int32(canaryMinRequests))},
 	}}})
 	if err != nil {
 		t.Fatal(err)
@@ -252,6 +282,19 @@ func runCanary(t testing.TB, n int, faulty bool, soak time.Duration) canaryFigur
 	fig.targetWrites = c.targetWrites(ctx, t, name) - target0
 	fig.followedPerNode = float64(c.followed.Load()-followed0) / float64(n)
 	return fig
+}
+
+// failRequests makes node's kubelet send invalid writes (Events with a
+// label key that is not a valid name, which validation refuses with a 422)
+// until ctx ends, at most 2,000 of them.
+func (c *scaleCluster) failRequests(ctx context.Context, node string) {
+	c.mu.Lock()
+	k := c.kubelets[node]
+	c.mu.Unlock()
+	for i := 0; i < 2000 && ctx.Err() == nil; i++ {
+		_, _ = k.client.CoreV1().Events(metav1.NamespaceDefault).Create(ctx, &corev1.Event{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: node + "-", Labels: map[string]string{"not a label key!": "x"}}}, metav1.CreateOptions{})
+	}
 }
 
 // targetWrites returns the generation of a Feature's FeatureTarget: how
@@ -333,7 +376,7 @@ const canaryInterval = time.Second
 // rollout at 200 nodes too.
 func TestCanaryRollout(t *testing.T) {
 	t.Run("healthy/nodes=20", func(t *testing.T) {
-		fig := runCanary(t, 20, false, 2*time.Second)
+		fig := runCanary(t, 20, noFault, 2*time.Second)
 		if fig.final.Phase != featuresv1alpha1.FeatureRolloutComplete {
 			t.Fatalf("the healthy rollout ended %s: %s", fig.final.Phase, fig.final.Message)
 		}
@@ -355,29 +398,40 @@ func TestCanaryRollout(t *testing.T) {
 			cohortSizes(fig), fig.featureWrites, fig.steps, float64(fig.featureWrites)/float64(max(fig.steps, 1)), fig.targetWrites,
 			fig.followedPerNode, perChange, fig.reportWrites)
 	})
-	t.Run("faulty/nodes=20", func(t *testing.T) { faultyCanary(t, 20) })
+	t.Run("faulty/nodes=20", func(t *testing.T) { faultyCanary(t, 20, faultNotReady) })
+	t.Run("restarting/nodes=20", func(t *testing.T) { faultyCanary(t, 20, faultRestart) })
+	t.Run("failing-requests/nodes=20", func(t *testing.T) { faultyCanary(t, 20, faultErrors) })
 }
 
-// faultyCanary runs the faulty rollout at n nodes and checks it stopped at
-// the first step, with one node touched, within two analysis intervals.
-func faultyCanary(t testing.TB, n int) canaryFigures {
+// faultyCanary runs a faulty rollout at n nodes and checks it stopped at
+// the first step for the fault, with one node touched, within two analysis
+// intervals of the fault (for failing requests: of the cohort's first
+// minRequests requests, at a kubelet's 50 QPS).
+func faultyCanary(t testing.TB, n int, fault canaryFault) canaryFigures {
 	t.Helper()
-	fig := runCanary(t, n, true, 30*time.Second)
+	fig := runCanary(t, n, fault, 30*time.Second)
 	if fig.final.Phase != featuresv1alpha1.FeatureRolloutRolledBack {
 		t.Fatalf("the faulty rollout ended %s (%s), want RolledBack", fig.final.Phase, fig.final.Message)
 	}
-	if fig.final.Step != 1 || fig.final.Reason != "NodeNotReady" {
-		t.Errorf("the faulty rollout stopped at step %d for %s, want step 1 for NodeNotReady", fig.final.Step, fig.final.Reason)
+	if fig.final.Step != 1 || fig.final.Reason != string(fault) {
+		t.Errorf("the faulty rollout stopped at step %d for %s (%s), want step 1 for %s", fig.final.Step, fig.final.Reason, fig.final.Message, fault)
 	}
 	checkCohorts(t, fig)
 	if fig.touched.Len() != 1 {
 		t.Errorf("%d kubelets took the faulty value, want 1: %v", fig.touched.Len(), sets.List(fig.touched))
 	}
-	if fig.detected > 2*canaryInterval {
-		t.Errorf("the rollout stopped %s after the node went NotReady, more than two analysis intervals (%s)", fig.detected, 2*canaryInterval)
+	bound := 2 * canaryInterval
+	switch fault {
+	case faultRestart:
+		bound += time.Second // the restarted kubelet's reporter coalesces its first write for 1 s
+	case faultErrors:
+		bound += canaryMinRequests * time.Second / 50
 	}
-	t.Logf("faulty rollout to %d nodes: %d node(s) touched; NotReady to rolled back %s; rolled back to every touched kubelet at the old value %s; %d Feature writes, %d kubelet report writes",
-		n, fig.touched.Len(), fig.detected.Round(time.Millisecond), fig.restored.Round(time.Millisecond), fig.featureWrites, fig.reportWrites)
+	if fig.detected > bound {
+		t.Errorf("the rollout stopped %s after the fault (%s), more than %s", fig.detected, fault, bound)
+	}
+	t.Logf("faulty rollout (%s) to %d nodes: %d node(s) touched; fault to rolled back %s; rolled back to every touched kubelet at the old value %s; %d Feature writes, %d kubelet report writes; %s",
+		fault, n, fig.touched.Len(), fig.detected.Round(time.Millisecond), fig.restored.Round(time.Millisecond), fig.featureWrites, fig.reportWrites, fig.final.Message)
 	return fig
 }
 
@@ -390,7 +444,7 @@ func BenchmarkCanaryRollout(b *testing.B) {
 		b.Run(fmt.Sprintf("faulty/nodes=%d", n), func(b *testing.B) {
 			var fig canaryFigures
 			for b.Loop() {
-				fig = faultyCanary(b, n)
+				fig = faultyCanary(b, n, faultNotReady)
 			}
 			b.ReportMetric(float64(fig.touched.Len()), "nodes-touched")
 			b.ReportMetric(fig.detected.Seconds()*1000, "detect-ms")

@@ -329,7 +329,8 @@ func (c *scaleCluster) startKubelet(node string, off []featuregate.Feature) erro
 	ctx, cancel := context.WithCancel(context.Background())
 	if c.flow {
 		opts := kubeletReporterOptions(node)
-		component := options.Component{Name: opts.Component, Identity: opts.Identity, HolderLease: opts.HolderLease}
+		// Each simulated kubelet is a process of its own, started now.
+		component := options.Component{Name: opts.Component, Identity: opts.Identity, HolderLease: opts.HolderLease, StartTime: time.Now()}
 		if err := (&options.Options{}).Start(ctx, gate, k.client, component); err != nil {
 			cancel()
 			return err

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -73,11 +74,16 @@ type Component struct {
 	// HolderLease names a Lease the process renews anyway (a node lease);
 	// without it the reporter renews the report.
 	HolderLease *featuresv1alpha1.FeatureReportLease
+	// StartTime is when the process started, which its report states.
+	// Default: when the process started (report.Options.StartTime).
+	StartTime time.Time
 }
 
 // Start starts a Flow for the component: see Flow.Start.
 func (o *Options) Start(ctx context.Context, gate featuregate.FeatureGate, client kubernetes.Interface, c Component) error {
-	return o.NewFlow(gate, c.Name, c.Namespace).Start(ctx, client, c.Identity, c.HolderLease)
+	f := o.NewFlow(gate, c.Name, c.Namespace)
+	f.startTime = c.StartTime
+	return f.Start(ctx, client, c.Identity, c.HolderLease)
 }
 
 // Flow is the feature lifecycle client of a process: a Follower of desired
@@ -92,6 +98,9 @@ type Flow struct {
 	// nodeLabels returns the labels of the process's node, for rollouts
 	// whose steps select nodes by label.
 	nodeLabels func() labels.Set
+	// startTime is when the process started (zero: the reporter's
+	// default, the process's start).
+	startTime time.Time
 }
 
 // SetNodeLabels gives the flow the labels of the process's node (a
@@ -146,6 +155,7 @@ func (f *Flow) Start(ctx context.Context, client kubernetes.Interface, identity 
 		HolderLease: holderLease,
 		QPS:         f.options.ReportQPS,
 		Burst:       f.options.ReportBurst,
+		StartTime:   f.startTime,
 	}
 	if f.follower != nil {
 		opts.Management = f.follower.Management

@@ -93,7 +93,16 @@ type Options struct {
 	// steps sees each member of its cohort state the value it took. nil:
 	// only the checked gates are reported.
 	Followed func() []featuregate.Feature
+	// StartTime is when the process started, which the report states so
+	// that a restart shows (a rollout in steps counts its cohort's
+	// restarts from it). Default: when this package was initialized,
+	// which is when a process that links it started.
+	StartTime time.Time
 }
+
+// processStart is when this package was initialized: the start of the
+// process, to the second that matters.
+var processStart = time.Now()
 
 func (o Options) withDefaults() Options {
 	if o.Namespace == "" {
@@ -113,6 +122,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Burst == 0 {
 		o.Burst = 10
+	}
+	if o.StartTime.IsZero() {
+		o.StartTime = processStart
 	}
 	return o
 }
@@ -372,6 +384,7 @@ func (r *Reporter) sync(ctx context.Context) (time.Duration, error) {
 // report returns the report to store.
 func (r *Reporter) report(gates []featuresv1alpha1.FeatureReportGate, now time.Time) *featuresv1alpha1.FeatureReport {
 	renew := metav1.NewMicroTime(now)
+	started := metav1.NewMicroTime(r.opts.StartTime)
 	report := &featuresv1alpha1.FeatureReport{
 		TypeMeta:   metav1.TypeMeta{APIVersion: featuresv1alpha1.SchemeGroupVersion.String(), Kind: "FeatureReport"},
 		ObjectMeta: metav1.ObjectMeta{Name: r.name, Namespace: r.opts.Namespace, Annotations: r.opts.Annotations},
@@ -381,6 +394,7 @@ func (r *Reporter) report(gates []featuresv1alpha1.FeatureReportGate, now time.T
 			Gates:       gates,
 			RenewTime:   &renew,
 			HolderLease: r.opts.HolderLease,
+			StartTime:   &started,
 		},
 	}
 	if r.opts.HolderLease == nil {

@@ -144,7 +144,8 @@ func TestReportWrittenWhenValuesChange(t *testing.T) {
 	if w.Name != "kubelet.id-1" || w.Namespace != "kube-system" || w.Spec.Component != "kubelet" || w.Spec.Identity != "id-1" ||
 		!slices.Equal(w.Spec.Gates, []featuresv1alpha1.FeatureReportGate{{Name: "AlphaGate", Enabled: false}}) ||
 		w.Spec.HolderLease == nil || *w.Spec.HolderLease != *lease || w.Spec.LeaseDurationSeconds != nil ||
-		w.Spec.RenewTime == nil || !w.Spec.RenewTime.Time.Equal(now) {
+		w.Spec.RenewTime == nil || !w.Spec.RenewTime.Time.Equal(now) ||
+		w.Spec.StartTime == nil || !w.Spec.StartTime.Time.Equal(processStart) {
 		t.Fatalf("first report: %+v", w)
 	}
 	if next < 4*time.Minute {

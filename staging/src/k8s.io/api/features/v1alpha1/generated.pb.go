@@ -524,6 +524,18 @@ func (m *FeatureReportSpec) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	if m.StartTime != nil {
+		{
+			size, err := m.StartTime.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintGenerated(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x3a
+	}
 	if m.HolderLease != nil {
 		{
 			size, err := m.HolderLease.MarshalToSizedBuffer(dAtA[:i])
@@ -665,6 +677,19 @@ func (m *FeatureRolloutAnalysis) MarshalToSizedBuffer(dAtA []byte) (int, error) 
 	_ = i
 	var l int
 	_ = l
+	if m.MinRequests != nil {
+		i = encodeVarintGenerated(dAtA, i, uint64(*m.MinRequests))
+		i--
+		dAtA[i] = 0x30
+	}
+	if m.MaxErrorRateIncreasePercent != nil {
+		i = encodeVarintGenerated(dAtA, i, uint64(*m.MaxErrorRateIncreasePercent))
+		i--
+		dAtA[i] = 0x28
+	}
+	i = encodeVarintGenerated(dAtA, i, uint64(m.MaxRestarts))
+	i--
+	dAtA[i] = 0x20
 	i = encodeVarintGenerated(dAtA, i, uint64(m.MaxNotReady))
 	i--
 	dAtA[i] = 0x18
@@ -1505,6 +1530,10 @@ func (m *FeatureReportSpec) Size() (n int) {
 		l = m.HolderLease.Size()
 		n += 1 + l + sovGenerated(uint64(l))
 	}
+	if m.StartTime != nil {
+		l = m.StartTime.Size()
+		n += 1 + l + sovGenerated(uint64(l))
+	}
 	return n
 }
 
@@ -1542,6 +1571,13 @@ func (m *FeatureRolloutAnalysis) Size() (n int) {
 		n += 1 + sovGenerated(uint64(*m.ReportTimeoutSeconds))
 	}
 	n += 1 + sovGenerated(uint64(m.MaxNotReady))
+	n += 1 + sovGenerated(uint64(m.MaxRestarts))
+	if m.MaxErrorRateIncreasePercent != nil {
+		n += 1 + sovGenerated(uint64(*m.MaxErrorRateIncreasePercent))
+	}
+	if m.MinRequests != nil {
+		n += 1 + sovGenerated(uint64(*m.MinRequests))
+	}
 	return n
 }
 
@@ -1921,6 +1957,7 @@ func (this *FeatureReportSpec) String() string {
 		`RenewTime:` + strings.Replace(fmt.Sprintf("%v", this.RenewTime), "MicroTime", "v1.MicroTime", 1) + `,`,
 		`LeaseDurationSeconds:` + valueToStringGenerated(this.LeaseDurationSeconds) + `,`,
 		`HolderLease:` + strings.Replace(this.HolderLease.String(), "FeatureReportLease", "FeatureReportLease", 1) + `,`,
+		`StartTime:` + strings.Replace(fmt.Sprintf("%v", this.StartTime), "MicroTime", "v1.MicroTime", 1) + `,`,
 		`}`,
 	}, "")
 	return s
@@ -1951,6 +1988,9 @@ func (this *FeatureRolloutAnalysis) String() string {
 		`IntervalSeconds:` + valueToStringGenerated(this.IntervalSeconds) + `,`,
 		`ReportTimeoutSeconds:` + valueToStringGenerated(this.ReportTimeoutSeconds) + `,`,
 		`MaxNotReady:` + fmt.Sprintf("%v", this.MaxNotReady) + `,`,
+		`MaxRestarts:` + fmt.Sprintf("%v", this.MaxRestarts) + `,`,
+		`MaxErrorRateIncreasePercent:` + valueToStringGenerated(this.MaxErrorRateIncreasePercent) + `,`,
+		`MinRequests:` + valueToStringGenerated(this.MinRequests) + `,`,
 		`}`,
 	}, "")
 	return s
@@ -3629,6 +3669,42 @@ func (m *FeatureReportSpec) Unmarshal(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		case 7:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field StartTime", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.StartTime == nil {
+				m.StartTime = &v1.MicroTime{}
+			}
+			if err := m.StartTime.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenerated(dAtA[iNdEx:])
@@ -3898,6 +3974,65 @@ func (m *FeatureRolloutAnalysis) Unmarshal(dAtA []byte) error {
 					break
 				}
 			}
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MaxRestarts", wireType)
+			}
+			m.MaxRestarts = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.MaxRestarts |= int32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MaxErrorRateIncreasePercent", wireType)
+			}
+			var v int32
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.MaxErrorRateIncreasePercent = &v
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MinRequests", wireType)
+			}
+			var v int32
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.MinRequests = &v
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenerated(dAtA[iNdEx:])

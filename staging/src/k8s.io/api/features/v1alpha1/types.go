@@ -173,8 +173,11 @@ type FeatureRolloutStep struct {
 }
 
 // FeatureRolloutAnalysis bounds what a step of a rollout may cost. A step
-// passes only while every component of the cohort reports the new value
-// and no more of the cohort's nodes than maxNotReady are NotReady.
+// passes only while every component of the cohort reports the new value,
+// no more of the cohort's nodes than maxNotReady are NotReady, the cohort
+// restarted no more than the components outside it (maxRestarts), and the
+// cohort's API error rate is no higher than theirs
+// (maxErrorRateIncreasePercent).
 type FeatureRolloutAnalysis struct {
 	// intervalSeconds is how often a step is analysed, besides every change
 	// of the cohort's nodes and reports. Default 30.
@@ -190,6 +193,28 @@ type FeatureRolloutAnalysis struct {
 	// Default 0.
 	// +optional
 	MaxNotReady int32 `json:"maxNotReady,omitempty" protobuf:"varint,3,opt,name=maxNotReady"`
+
+	// maxRestarts is how many more of the cohort's components may restart
+	// during a step than the components outside the cohort did in the same
+	// time, in proportion. A component restarted when the startTime of its
+	// FeatureReport is after the step started, on a node that existed
+	// before. Default 0.
+	// +optional
+	MaxRestarts int32 `json:"maxRestarts,omitempty" protobuf:"varint,4,opt,name=maxRestarts"`
+
+	// maxErrorRateIncreasePercent is how many percentage points higher the
+	// error rate of the cohort's API requests may be, during a step, than
+	// that of the components outside the cohort. Errors are answers with a
+	// server error (5xx) and refusals of a malformed, invalid or forbidden
+	// request (400, 422, 403); the leader of the Feature counts the
+	// requests that reach its own apiserver. Default 1.
+	// +optional
+	MaxErrorRateIncreasePercent *int32 `json:"maxErrorRateIncreasePercent,omitempty" protobuf:"varint,5,opt,name=maxErrorRateIncreasePercent"`
+
+	// minRequests is how many requests the cohort must make during a step
+	// before its error rate counts. Default 100.
+	// +optional
+	MinRequests *int32 `json:"minRequests,omitempty" protobuf:"varint,6,opt,name=minRequests"`
 }
 
 // FeatureDeclaration is what a third party declares about one of its gates.
@@ -654,6 +679,12 @@ type FeatureReportSpec struct {
 	// reporter writes the report only when its values change.
 	// +optional
 	HolderLease *FeatureReportLease `json:"holderLease,omitempty" protobuf:"bytes,6,opt,name=holderLease"`
+
+	// startTime is when the reporting process started. A new startTime
+	// says the process restarted; a rollout in steps counts the restarts
+	// of its cohort from it.
+	// +optional
+	StartTime *metav1.MicroTime `json:"startTime,omitempty" protobuf:"bytes,7,opt,name=startTime"`
 }
 
 // FeatureReportGate is one gate a process checked and the value it found.

@@ -134,6 +134,7 @@ var map_FeatureReportSpec = map[string]string{
 	"renewTime":            "renewTime is when the reporter last wrote or renewed the report.",
 	"leaseDurationSeconds": "leaseDurationSeconds is how long after renewTime the report counts as live when holderLease does not say so; the reporter renews the report well within it. Unset, a report without a renewed holderLease counts as live for kube-apiserver's --feature-lifecycle-wait-for-uses-period after renewTime.",
 	"holderLease":          "holderLease names a Lease that the reporting process already renews (a kubelet's node lease, a kube-apiserver's identity lease): while it is renewed within its duration the report counts as live, and the reporter writes the report only when its values change.",
+	"startTime":            "startTime is when the reporting process started. A new startTime says the process restarted; a rollout in steps counts the restarts of its cohort from it.",
 }
 
 func (FeatureReportSpec) SwaggerDoc() map[string]string {
@@ -153,10 +154,13 @@ func (FeatureRollout) SwaggerDoc() map[string]string {
 }
 
 var map_FeatureRolloutAnalysis = map[string]string{
-	"":                     "FeatureRolloutAnalysis bounds what a step of a rollout may cost. A step passes only while every component of the cohort reports the new value and no more of the cohort's nodes than maxNotReady are NotReady.",
-	"intervalSeconds":      "intervalSeconds is how often a step is analysed, besides every change of the cohort's nodes and reports. Default 30.",
-	"reportTimeoutSeconds": "reportTimeoutSeconds is how long the cohort has, from the start of a step, to report the new value before the step fails. Default 600.",
-	"maxNotReady":          "maxNotReady is how many of the cohort's nodes may be NotReady. Default 0.",
+	"":                            "FeatureRolloutAnalysis bounds what a step of a rollout may cost. A step passes only while every component of the cohort reports the new value, no more of the cohort's nodes than maxNotReady are NotReady, the cohort restarted no more than the components outside it (maxRestarts), and the cohort's API error rate is no higher than theirs (maxErrorRateIncreasePercent).",
+	"intervalSeconds":             "intervalSeconds is how often a step is analysed, besides every change of the cohort's nodes and reports. Default 30.",
+	"reportTimeoutSeconds":        "reportTimeoutSeconds is how long the cohort has, from the start of a step, to report the new value before the step fails. Default 600.",
+	"maxNotReady":                 "maxNotReady is how many of the cohort's nodes may be NotReady. Default 0.",
+	"maxRestarts":                 "maxRestarts is how many more of the cohort's components may restart during a step than the components outside the cohort did in the same time, in proportion. A component restarted when the startTime of its FeatureReport is after the step started, on a node that existed before. Default 0.",
+	"maxErrorRateIncreasePercent": "maxErrorRateIncreasePercent is how many percentage points higher the error rate of the cohort's API requests may be, during a step, than that of the components outside the cohort. Errors are answers with a server error (5xx) and refusals of a malformed, invalid or forbidden request (400, 422, 403); the leader of the Feature counts the requests that reach its own apiserver. Default 1.",
+	"minRequests":                 "minRequests is how many requests the cohort must make during a step before its error rate counts. Default 100.",
 }
 
 func (FeatureRolloutAnalysis) SwaggerDoc() map[string]string {

@@ -266,6 +266,10 @@ func (in *FeatureReportSpec) DeepCopyInto(out *FeatureReportSpec) {
 		*out = new(FeatureReportLease)
 		**out = **in
 	}
+	if in.StartTime != nil {
+		in, out := &in.StartTime, &out.StartTime
+		*out = (*in).DeepCopy()
+	}
 	return
 }
 
@@ -317,6 +321,16 @@ func (in *FeatureRolloutAnalysis) DeepCopyInto(out *FeatureRolloutAnalysis) {
 	}
 	if in.ReportTimeoutSeconds != nil {
 		in, out := &in.ReportTimeoutSeconds, &out.ReportTimeoutSeconds
+		*out = new(int32)
+		**out = **in
+	}
+	if in.MaxErrorRateIncreasePercent != nil {
+		in, out := &in.MaxErrorRateIncreasePercent, &out.MaxErrorRateIncreasePercent
+		*out = new(int32)
+		**out = **in
+	}
+	if in.MinRequests != nil {
+		in, out := &in.MinRequests, &out.MinRequests
 		*out = new(int32)
 		**out = **in
 	}

@@ -52,6 +52,10 @@ type FeatureReportSpecApplyConfiguration struct {
 	// is renewed within its duration the report counts as live, and the
 	// reporter writes the report only when its values change.
 	HolderLease *FeatureReportLeaseApplyConfiguration `json:"holderLease,omitempty"`
+	// startTime is when the reporting process started. A new startTime
+	// says the process restarted; a rollout in steps counts the restarts
+	// of its cohort from it.
+	StartTime *v1.MicroTime `json:"startTime,omitempty"`
 }
 
 // FeatureReportSpecApplyConfiguration constructs a declarative configuration of the FeatureReportSpec type for use with
@@ -110,5 +114,13 @@ func (b *FeatureReportSpecApplyConfiguration) WithLeaseDurationSeconds(value int
 // If called multiple times, the HolderLease field is set to the value of the last call.
 func (b *FeatureReportSpecApplyConfiguration) WithHolderLease(value *FeatureReportLeaseApplyConfiguration) *FeatureReportSpecApplyConfiguration {
 	b.HolderLease = value
+	return b
+}
+
+// WithStartTime sets the StartTime field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the StartTime field is set to the value of the last call.
+func (b *FeatureReportSpecApplyConfiguration) WithStartTime(value v1.MicroTime) *FeatureReportSpecApplyConfiguration {
+	b.StartTime = &value
 	return b
 }

@@ -22,8 +22,11 @@ package v1alpha1
 // with apply.
 //
 // FeatureRolloutAnalysis bounds what a step of a rollout may cost. A step
-// passes only while every component of the cohort reports the new value
-// and no more of the cohort's nodes than maxNotReady are NotReady.
+// passes only while every component of the cohort reports the new value,
+// no more of the cohort's nodes than maxNotReady are NotReady, the cohort
+// restarted no more than the components outside it (maxRestarts), and the
+// cohort's API error rate is no higher than theirs
+// (maxErrorRateIncreasePercent).
 type FeatureRolloutAnalysisApplyConfiguration struct {
 	// intervalSeconds is how often a step is analysed, besides every change
 	// of the cohort's nodes and reports. Default 30.
@@ -34,6 +37,22 @@ type FeatureRolloutAnalysisApplyConfiguration struct {
 	// maxNotReady is how many of the cohort's nodes may be NotReady.
 	// Default 0.
 	MaxNotReady *int32 `json:"maxNotReady,omitempty"`
+	// maxRestarts is how many more of the cohort's components may restart
+	// during a step than the components outside the cohort did in the same
+	// time, in proportion. A component restarted when the startTime of its
+	// FeatureReport is after the step started, on a node that existed
+	// before. Default 0.
+	MaxRestarts *int32 `json:"maxRestarts,omitempty"`
+	// maxErrorRateIncreasePercent is how many percentage points higher the
+	// error rate of the cohort's API requests may be, during a step, than
+	// that of the components outside the cohort. Errors are answers with a
+	// server error (5xx) and refusals of a malformed, invalid or forbidden
+	// request (400, 422, 403); the leader of the Feature counts the
+	// requests that reach its own apiserver. Default 1.
+	MaxErrorRateIncreasePercent *int32 `json:"maxErrorRateIncreasePercent,omitempty"`
+	// minRequests is how many requests the cohort must make during a step
+	// before its error rate counts. Default 100.
+	MinRequests *int32 `json:"minRequests,omitempty"`
 }
 
 // FeatureRolloutAnalysisApplyConfiguration constructs a declarative configuration of the FeatureRolloutAnalysis type for use with
@@ -63,5 +82,29 @@ func (b *FeatureRolloutAnalysisApplyConfiguration) WithReportTimeoutSeconds(valu
 // If called multiple times, the MaxNotReady field is set to the value of the last call.
 func (b *FeatureRolloutAnalysisApplyConfiguration) WithMaxNotReady(value int32) *FeatureRolloutAnalysisApplyConfiguration {
 	b.MaxNotReady = &value
+	return b
+}
+
+// WithMaxRestarts sets the MaxRestarts field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MaxRestarts field is set to the value of the last call.
+func (b *FeatureRolloutAnalysisApplyConfiguration) WithMaxRestarts(value int32) *FeatureRolloutAnalysisApplyConfiguration {
+	b.MaxRestarts = &value
+	return b
+}
+
+// WithMaxErrorRateIncreasePercent sets the MaxErrorRateIncreasePercent field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MaxErrorRateIncreasePercent field is set to the value of the last call.
+func (b *FeatureRolloutAnalysisApplyConfiguration) WithMaxErrorRateIncreasePercent(value int32) *FeatureRolloutAnalysisApplyConfiguration {
+	b.MaxErrorRateIncreasePercent = &value
+	return b
+}
+
+// WithMinRequests sets the MinRequests field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MinRequests field is set to the value of the last call.
+func (b *FeatureRolloutAnalysisApplyConfiguration) WithMinRequests(value int32) *FeatureRolloutAnalysisApplyConfiguration {
+	b.MinRequests = &value
 	return b
 }
