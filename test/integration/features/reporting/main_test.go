@@ -14,10 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package reporting holds integration tests of the feature lifecycle (KEP-3920):
-// reporting at scale and from real components: the kubelet, simulated
-// kubelets by the thousand, and Central and Dynamic features followed by
-// components.
+// Package reporting holds integration tests of the feature lifecycle (KEP-3920)
+// with simulated kubelets by the thousand, each running the real client
+// flow: reporting and following at scale, canary rollouts in steps, and
+// third parties' reporters and Features. The real components' tests are in
+// ../components.
 package reporting
 
 import (

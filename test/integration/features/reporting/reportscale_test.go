@@ -58,7 +58,7 @@ import (
 // simulated kubelets. Each simulated kubelet is what a real one is to the
 // reporting layer: its own node credentials, its own client and TCP/TLS
 // connection, component-base's gate with the real versioned specs, checking
-// the gates a real kubelet checks (testdata/kubelet-checked-gates.txt), and
+// the gates a real kubelet checks (harness.KubeletCheckedGatesFile), and
 // the real reporter (k8s.io/features/report) reporting under its node name; and a node lease renewed every 10 s, as the kubelet's lease
 // controller does (through a separate pool of clients: that traffic is
 // upstream's, not reporting's, and not counted as bytes sent to reporters).
@@ -145,10 +145,10 @@ func startScaleCluster(t testing.TB, n int, flags ...string) *scaleCluster {
 	}
 	all := utilfeature.DefaultFeatureGate.DeepCopy().GetAllVersioned()
 	c.specs = map[featuregate.Feature]featuregate.VersionedSpecs{}
-	for _, g := range readKubeletGates(t) {
+	for _, g := range harness.KubeletCheckedGates(t) {
 		specs, ok := all[featuregate.Feature(g)]
 		if !ok {
-			t.Fatalf("%s lists %s, which this release does not know", kubeletGatesFile, g)
+			t.Fatalf("%s lists %s, which this release does not know", harness.KubeletCheckedGatesFile, g)
 		}
 		c.gates = append(c.gates, featuregate.Feature(g))
 		c.specs[featuregate.Feature(g)] = specs

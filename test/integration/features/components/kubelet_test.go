@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package reporting
+package components
 
 import (
 	"context"
@@ -131,13 +131,11 @@ authorization: {mode: AlwaysAllow}
 		"--cert-dir="+filepath.Join(dir, "pki"))
 }
 
-// kubeletGatesFile lists the gates a real kubelet checks in its first
-// seconds, which the scale harness's simulated kubelets check
-// (reportscale_test.go). TestKubeletReportsUses rewrites it when
-// FEATUREFLAGS_UPDATE_TESTDATA is set, and otherwise logs how the real
-// kubelet differs from it (some gates are checked only when used).
-const kubeletGatesFile = "testdata/kubelet-checked-gates.txt"
-
+// checkKubeletGates compares the gates the kubelet reported with
+// harness.KubeletCheckedGatesFile, which the reporting package's simulated
+// kubelets check: it rewrites the file when FEATUREFLAGS_UPDATE_TESTDATA is
+// set, and otherwise logs how the real kubelet differs from it (some gates
+// are checked only when used).
 func checkKubeletGates(t *testing.T, admin featuresclient.Interface) {
 	t.Helper()
 	var reported []string
@@ -168,33 +166,17 @@ func checkKubeletGates(t *testing.T, admin featuresclient.Interface) {
 	slices.Sort(reported)
 	if os.Getenv("FEATUREFLAGS_UPDATE_TESTDATA") != "" {
 		content := "# The gates a real kubelet of this release checks in its first seconds, written by\n" +
-			"# FEATUREFLAGS_UPDATE_TESTDATA=1 go test -run TestKubeletReportsUses ./test/integration/features\n" +
+			"# FEATUREFLAGS_UPDATE_TESTDATA=1 go test -run TestKubeletReportsUses ./test/integration/features/components\n" +
 			strings.Join(reported, "\n") + "\n"
-		if err := os.WriteFile(kubeletGatesFile, []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(harness.KubeletCheckedGatesPath(t), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	listed := sets.New(readKubeletGates(t)...)
+	listed := sets.New(harness.KubeletCheckedGates(t)...)
 	got := sets.New(reported...)
 	t.Logf("the kubelet checked %d gates; %s lists %d; only checked now: %v; only listed: %v",
-		got.Len(), kubeletGatesFile, listed.Len(), sets.List(got.Difference(listed)), sets.List(listed.Difference(got)))
-}
-
-// readKubeletGates returns the gates of kubeletGatesFile.
-func readKubeletGates(t testing.TB) []string {
-	t.Helper()
-	data, err := os.ReadFile(kubeletGatesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gates []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			gates = append(gates, line)
-		}
-	}
-	return gates
+		got.Len(), harness.KubeletCheckedGatesFile, listed.Len(), sets.List(got.Difference(listed)), sets.List(listed.Difference(got)))
 }
 
 // TestKubeletFollowsFeatures runs our kubelet, started without any gate set,
