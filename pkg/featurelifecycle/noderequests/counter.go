@@ -24,6 +24,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	endpointsmetrics "k8s.io/apiserver/pkg/endpoints/metrics"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/endpoints/responsewriter"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -114,15 +115,19 @@ func (c *Counter) WrapHandler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, req)
 			return
 		}
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &endpointsmetrics.ResponseWriterDelegator{ResponseWriter: w}
 		next.ServeHTTP(responsewriter.WrapForHTTP1Or2(rec), req)
+		code := rec.Status()
+		if code == 0 {
+			code = http.StatusOK // the handler wrote nothing
+		}
 		v, ok := c.nodes.Load(node)
 		if !ok {
 			v, _ = c.nodes.LoadOrStore(node, &counts{})
 		}
 		n := v.(*counts)
 		n.requests.Add(1)
-		if Failed(rec.status()) {
+		if Failed(code) {
 			n.errors.Add(1)
 		}
 	})
@@ -135,35 +140,4 @@ func (c *Counter) WrapChain(build func(http.Handler, *genericapiserver.Config) h
 	return func(apiHandler http.Handler, config *genericapiserver.Config) http.Handler {
 		return build(c.WrapHandler(apiHandler), config)
 	}
-}
-
-// statusRecorder records the status code a handler answers with.
-type statusRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-func (w *statusRecorder) WriteHeader(code int) {
-	if w.code == 0 {
-		w.code = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap returns the decorated writer (responsewriter.UserProvidedDecorator).
-func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// status is the recorded status, 200 when the handler wrote nothing.
-func (w *statusRecorder) status() int {
-	if w.code == 0 {
-		return http.StatusOK
-	}
-	return w.code
 }
