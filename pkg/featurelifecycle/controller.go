@@ -62,6 +62,7 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
 	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
+	"k8s.io/kubernetes/pkg/features/lifecycle/canary"
 )
 
 // ControllerOptions tune the lifecycle controller.
@@ -114,6 +115,10 @@ type ControllerOptions struct {
 	// do not judge error rates. Not a flag: kube-apiserver wraps its
 	// handler chain with it (serverflow.CountNodeRequests).
 	NodeRequests *noderequests.Counter
+	// Canaries says which gates can roll out in steps, and on which
+	// components; nil means canary.Gates, the lifecycle registry's entry.
+	// Not a flag: tests pass their own.
+	Canaries map[featuregate.Feature]canary.Scope
 }
 
 // DefaultControllerOptions are the defaults of the flags.
@@ -323,7 +328,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "feature_lifecycle"}),
 	}
-	rollouts, err := newRollouts(kubeClient, opts.Resync, c.reports, opts.NodeRequests, c.enqueueRolling)
+	rollouts, err := newRollouts(kubeClient, opts.Resync, c.reports, opts.NodeRequests, opts.Canaries, c.rolloutAPIServers, c.enqueueRolling)
 	if err != nil {
 		return nil, err
 	}
@@ -439,8 +444,9 @@ func (c *Controller) reportChanged(obj any) {
 	for _, gate := range c.reports.Set(report) {
 		c.queue.Add(r.Namespace + "/" + featuresv1alpha1.FeatureName(gate))
 	}
-	if old != nil && !old.StartTime.Equal(report.StartTime) && report.Component == kubelet {
-		// A kubelet restarted: the rollouts' analyses count it.
+	if old != nil && !old.StartTime.Equal(report.StartTime) && (report.Component == kubelet || report.Component == featuresv1alpha1.APIServerComponent) {
+		// A kubelet or an apiserver restarted: the rollouts' analyses
+		// count it.
 		c.enqueueRolling()
 	}
 }
@@ -1300,6 +1306,21 @@ func (c *Controller) voters(now time.Time) ([]string, error) {
 		return nil, err
 	}
 	return sets.List(departed.Insert(renewed...)), nil
+}
+
+// rolloutAPIServers returns the candidates of a rollout on apiservers: the
+// voters, so that an apiserver keeps its place while it restarts; and which
+// of them are live.
+func (c *Controller) rolloutAPIServers(now time.Time) ([]string, sets.Set[string], error) {
+	voters, err := c.voters(now)
+	if err != nil {
+		return nil, nil, err
+	}
+	live, err := c.apiservers(now, c.opts.LivenessWindow)
+	if err != nil {
+		return nil, nil, err
+	}
+	return voters, sets.New(live...), nil
 }
 
 // apiservers returns the kube-apiservers that renewed their identity lease

@@ -28,10 +28,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/features/cohort"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
@@ -39,6 +41,7 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
 	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
 	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
+	"k8s.io/kubernetes/pkg/features/lifecycle/canary"
 )
 
 // Defaults of spec.rollout.analysis.
@@ -56,9 +59,11 @@ const kubelet = "kubelet"
 
 // rollouts runs the canary rollouts of Dynamic Features (spec.rollout), as
 // part of each Feature's leader's pass: it picks the cohort among the
-// nodes, analyses the health of each step from the nodes and the kubelets'
-// reports, and publishes status.rollout, whose cohort the kubelets follow
-// (k8s.io/features/follow). The state machine is rollout.Next.
+// nodes, or among the apiservers for a gate that canaries on apiservers,
+// analyses the health of each step from the nodes, the identity leases and
+// the components' reports, and publishes status.rollout, whose cohort the
+// kubelets or the apiservers follow (k8s.io/features/follow). The state
+// machine is rollout.Next.
 type rollouts struct {
 	nodes    corelisters.NodeLister
 	informer cache.SharedIndexInformer
@@ -66,6 +71,11 @@ type rollouts struct {
 	// requests counts the kubelets' requests to this apiserver; nil when
 	// nothing counts them.
 	requests *noderequests.Counter
+	// canaries says where each gate canaries (nil: canary.Gates).
+	canaries map[featuregate.Feature]canary.Scope
+	// apiservers returns the apiservers a rollout on apiservers picks its
+	// cohort from, and which of them are live; nil: none.
+	apiservers func(now time.Time) (candidates []string, live sets.Set[string], err error)
 
 	mu sync.Mutex
 	// windows holds, per Feature this apiserver leads a step of, what the
@@ -85,11 +95,14 @@ type requestWindow struct {
 
 // newRollouts returns the rollouts job, which calls enqueueRolling when a
 // node that a rollout looks at changes. requests, if not nil, counts the
-// kubelets' requests for the analysis of the error rates.
-func newRollouts(client kubernetes.Interface, resync time.Duration, index *reports.Index, requests *noderequests.Counter, enqueueRolling func()) (*rollouts, error) {
+// kubelets' requests for the analysis of the error rates; canaries (nil:
+// canary.Gates) says where each gate canaries; apiservers lists the
+// candidates of a rollout on apiservers.
+func newRollouts(client kubernetes.Interface, resync time.Duration, index *reports.Index, requests *noderequests.Counter,
+	canaries map[featuregate.Feature]canary.Scope, apiservers func(time.Time) ([]string, sets.Set[string], error), enqueueRolling func()) (*rollouts, error) {
 	informer := coreinformers.NewNodeInformer(client, resync, cache.Indexers{})
 	r := &rollouts{nodes: corelisters.NewNodeLister(informer.GetIndexer()), informer: informer, reports: index,
-		requests: requests, windows: map[string]*requestWindow{}}
+		requests: requests, canaries: canaries, apiservers: apiservers, windows: map[string]*requestWindow{}}
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { enqueueRolling() },
 		UpdateFunc: func(old, obj any) {
@@ -119,6 +132,64 @@ func ready(n *corev1.Node) bool {
 	return false
 }
 
+// candidate is a component a rollout can pick: a node's kubelet or an
+// apiserver.
+type candidate struct {
+	// name is the component's identity: the node's name, or the
+	// apiserver's identity lease.
+	name string
+	// labels are the node's labels; nil for an apiserver.
+	labels labels.Labels
+	// ready: the node is Ready, or the apiserver renewed its identity
+	// lease within the liveness window.
+	ready bool
+	// created is when the node was created; zero for an apiserver.
+	created time.Time
+}
+
+// scope returns the components a rollout of gate picks its cohort from:
+// the apiservers where the registry says the gate canaries on them, else
+// the nodes.
+func (r *rollouts) scope(gate string) featuresv1alpha1.FeatureRolloutScope {
+	canaries := r.canaries
+	if canaries == nil {
+		canaries = canary.Gates
+	}
+	if canaries[featuregate.Feature(gate)] == canary.APIServers {
+		return featuresv1alpha1.FeatureRolloutScopeAPIServers
+	}
+	return featuresv1alpha1.FeatureRolloutScopeNodes
+}
+
+// candidates returns the components of scope, sorted by name: the nodes,
+// or the apiservers that vote on the desired state (live, or gone within
+// the forget window, so that an apiserver restarting keeps its place).
+func (r *rollouts) candidates(scope featuresv1alpha1.FeatureRolloutScope, now time.Time) ([]candidate, error) {
+	var out []candidate
+	if scope == featuresv1alpha1.FeatureRolloutScopeAPIServers {
+		if r.apiservers == nil {
+			return nil, nil
+		}
+		names, live, err := r.apiservers(now)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
+			out = append(out, candidate{name: name, ready: live.Has(name)})
+		}
+	} else {
+		nodes, err := r.nodes.List(labels.Everything())
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range nodes {
+			out = append(out, candidate{name: n.Name, labels: labels.Set(n.Labels), ready: ready(n), created: n.CreationTimestamp.Time})
+		}
+	}
+	slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(a.name, b.name) })
+	return out, nil
+}
+
 // rolloutEvent is an event to record about a rollout once its status is
 // written.
 type rolloutEvent struct {
@@ -136,9 +207,15 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 		meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
 		return 0, nil, nil
 	}
-	spec := rolloutSpec(f.Spec.Rollout)
 	to := f.Spec.DesiredState
 	previous := status.Rollout
+	scope := r.scope(f.Spec.Gate)
+	if previous != nil && previous.To == to && previous.Scope != "" {
+		// A rollout keeps the scope it began with, whatever the registry
+		// of a newer apiserver that leads it now says.
+		scope = previous.Scope
+	}
+	spec := rolloutSpec(f.Spec.Rollout, scope)
 	var st rollout.Status
 	var from featuresv1alpha1.FeatureDesiredState
 	seed := string(f.UID)
@@ -168,20 +245,19 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 		}
 	}
 
-	nodes, err := r.nodes.List(labels.Everything())
+	cands, err := r.candidates(scope, now)
 	if err != nil {
 		return 0, nil, err
 	}
-	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
-	ranks := make([]uint64, len(nodes))
-	sets := make([]labels.Labels, len(nodes))
-	for i, n := range nodes {
-		ranks[i] = cohort.Rank(seed, n.Name)
-		sets[i] = labels.Set(n.Labels)
+	ranks := make([]uint64, len(cands))
+	labelSets := make([]labels.Labels, len(cands))
+	for i, c := range cands {
+		ranks[i] = cohort.Rank(seed, c.name)
+		labelSets[i] = c.labels
 	}
 	verdict := rollout.Verdict{}
 	if st.Step >= 0 && st.Phase == rollout.Progressing {
-		verdict = rollout.Analyze(r.health(leader.Key(f), f.Namespace, f.Spec.Gate, to, st, nodes, ranks, sets, now), spec.Thresholds)
+		verdict = rollout.Analyze(r.health(leader.Key(f), f.Namespace, f.Spec.Gate, scope, to, st, cands, ranks, labelSets, now), spec.Thresholds)
 	}
 	next, requeue := rollout.Next(spec, st, ranks, verdict, now)
 	if next.Phase != rollout.Progressing {
@@ -190,9 +266,9 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 	}
 
 	out := &featuresv1alpha1.FeatureRolloutStatus{
-		Phase: featuresv1alpha1.FeatureRolloutPhase(next.Phase), Scope: featuresv1alpha1.FeatureRolloutScopeNodes,
+		Phase: featuresv1alpha1.FeatureRolloutPhase(next.Phase), Scope: scope,
 		From: from, To: to, Step: int32(next.Step + 1),
-		Cohort: cohort.ToAPI(seed, next.Cohort, stepSelectors(f.Spec.Rollout, next.Step)),
+		Cohort: cohort.ToAPI(seed, next.Cohort, stepSelectors(f.Spec.Rollout, scope, next.Step)),
 		Reason: next.Reason, Message: truncate(next.Message, 1024),
 	}
 	if !next.StepStarted.IsZero() {
@@ -201,8 +277,8 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 	}
 	moved := previous == nil || previous.To != to || previous.Phase != out.Phase || previous.Step != out.Step || previous.Reason != out.Reason
 	if moved {
-		out.Candidates = int32(len(nodes))
-		out.Members = int32(len(next.Cohort.Members(ranks, sets)))
+		out.Candidates = int32(len(cands))
+		out.Members = int32(len(next.Cohort.Members(ranks, labelSets)))
 	} else {
 		out.Candidates, out.Members = previous.Candidates, previous.Members
 		if previous.StepStartTime != nil && out.StepStartTime != nil && previous.StepStartTime.Equal(out.StepStartTime) {
@@ -223,30 +299,39 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 	return requeue, ev, nil
 }
 
-// health is what the analysis of a step looks at: for each node of the
-// cohort, whether its kubelet reports the new value, whether it is Ready
-// and whether its kubelet restarted since the step began; how often the
-// kubelets outside the cohort restarted meanwhile; and the requests of the
-// cohort's kubelets and of the others since the step began, as far as this
+// health is what the analysis of a step looks at: for each component of
+// the cohort, whether it reports the new value, whether it is Ready (its
+// node, or its identity lease for an apiserver) and whether it restarted
+// since the step began; how often the components outside the cohort
+// restarted meanwhile; and, on nodes, the requests of the cohort's
+// kubelets and of the others since the step began, as far as this
 // apiserver counted them.
-func (r *rollouts) health(key, namespace, gate string, to featuresv1alpha1.FeatureDesiredState, st rollout.Status, nodes []*corev1.Node, ranks []uint64, sets []labels.Labels, now time.Time) rollout.Health {
+func (r *rollouts) health(key, namespace, gate string, scope featuresv1alpha1.FeatureRolloutScope, to featuresv1alpha1.FeatureDesiredState, st rollout.Status, cands []candidate, ranks []uint64, labelSets []labels.Labels, now time.Time) rollout.Health {
+	component := kubelet
+	if scope == featuresv1alpha1.FeatureRolloutScopeAPIServers {
+		component = featuresv1alpha1.APIServerComponent
+	}
 	reporting := map[string]bool{}
-	r.reports.Each(namespace, gate, reports.Pair{Component: kubelet, Enabled: to == featuresv1alpha1.FeatureDesiredStateOn}, func(rep *reports.Report) bool {
+	r.reports.Each(namespace, gate, reports.Pair{Component: component, Enabled: to == featuresv1alpha1.FeatureDesiredStateOn}, func(rep *reports.Report) bool {
 		reporting[rep.Identity] = true
 		return true
 	})
-	base := r.window(key, st.StepStarted, nodes)
-	var h rollout.Health
-	members := st.Cohort.Members(ranks, sets)
-	in := make([]bool, len(nodes))
+	var base map[string]noderequests.Counts
+	if component == kubelet {
+		// Only the kubelets' requests are counted.
+		base = r.window(key, st.StepStarted, cands)
+	}
+	h := rollout.Health{APIServers: component != kubelet}
+	members := st.Cohort.Members(ranks, labelSets)
+	in := make([]bool, len(cands))
 	for _, i := range members {
 		in[i] = true
 	}
-	for i, n := range nodes {
-		restarted := r.restarted(namespace, n, st.StepStarted)
+	for i, c := range cands {
+		restarted := r.restarted(namespace, component, c, st.StepStarted)
 		var counts noderequests.Counts
 		if base != nil {
-			counts = r.requests.Of(n.Name).Sub(base[n.Name])
+			counts = r.requests.Of(c.name).Sub(base[c.name])
 		}
 		if !in[i] {
 			h.Others++
@@ -257,7 +342,7 @@ func (r *rollouts) health(key, namespace, gate string, to featuresv1alpha1.Featu
 			h.OthersErrors += counts.Errors
 			continue
 		}
-		m := rollout.Member{Name: n.Name, Reports: reporting[n.Name], NotReady: !ready(n)}
+		m := rollout.Member{Name: c.name, Reports: reporting[c.name], NotReady: !c.ready}
 		if restarted {
 			m.Restarts = 1
 		}
@@ -268,16 +353,17 @@ func (r *rollouts) health(key, namespace, gate string, to featuresv1alpha1.Featu
 	return h
 }
 
-// restarted says whether the kubelet of node n restarted since the step
-// that began at step: its report states a start after the step's, on a
-// node that existed before it (a new node's kubelet starting is no
-// restart).
-func (r *rollouts) restarted(namespace string, n *corev1.Node, step time.Time) bool {
-	if step.IsZero() || !n.CreationTimestamp.Time.Before(step) {
+// restarted says whether component c restarted since the step that began
+// at step: its report states a start after the step's, and it was there
+// before the step (its node was created, and its report written, before
+// it), so that a new node's kubelet or a new apiserver starting is no
+// restart.
+func (r *rollouts) restarted(namespace, component string, c candidate, step time.Time) bool {
+	if step.IsZero() || (!c.created.IsZero() && !c.created.Before(step)) {
 		return false
 	}
-	rep := r.reports.Get(namespace + "/" + featuresv1alpha1.FeatureReportName(kubelet, n.Name))
-	return rep != nil && rep.StartTime.After(step)
+	rep := r.reports.Get(namespace + "/" + featuresv1alpha1.FeatureReportName(component, c.name))
+	return rep != nil && rep.StartTime.After(step) && rep.Created.Before(step)
 }
 
 // window returns the nodes' request counts when this apiserver began to
@@ -285,7 +371,7 @@ func (r *rollouts) restarted(namespace string, n *corev1.Node, step time.Time) b
 // arming the counter) when it has not, and nil when nothing counts
 // requests. The window of a step starts when its leader first analyses it:
 // a new leader counts from when it took over.
-func (r *rollouts) window(key string, step time.Time, nodes []*corev1.Node) map[string]noderequests.Counts {
+func (r *rollouts) window(key string, step time.Time, nodes []candidate) map[string]noderequests.Counts {
 	if r.requests == nil {
 		return nil
 	}
@@ -302,7 +388,7 @@ func (r *rollouts) window(key string, step time.Time, nodes []*corev1.Node) map[
 	w.step = step
 	w.base = make(map[string]noderequests.Counts, len(nodes))
 	for _, n := range nodes {
-		w.base[n.Name] = r.requests.Of(n.Name)
+		w.base[n.name] = r.requests.Of(n.name)
 	}
 	return w.base
 }
@@ -318,11 +404,12 @@ func (r *rollouts) forget(key string) {
 	}
 }
 
-// rolloutSpec returns the state machine's spec of an API rollout, with its
-// defaults. Every gate that can canary can be undone (canary.Gates
+// rolloutSpec returns the state machine's spec of an API rollout in scope,
+// with its defaults. Every gate that can canary can be undone (canary.Gates
 // declares only gates whose components may disagree), so a failed step
-// rolls the cohort back.
-func rolloutSpec(r *featuresv1alpha1.FeatureRollout) rollout.Spec {
+// rolls the cohort back. A label selector adds nobody on apiservers, which
+// have no labels (admission refuses one there).
+func rolloutSpec(r *featuresv1alpha1.FeatureRollout, scope featuresv1alpha1.FeatureRolloutScope) rollout.Spec {
 	spec := rollout.Spec{Paused: r.Paused, Abort: r.Abort, Undoable: true,
 		Interval: DefaultRolloutInterval, ReportTimeout: DefaultRolloutReportTimeout}
 	spec.Thresholds = rollout.DefaultThresholds()
@@ -348,7 +435,9 @@ func rolloutSpec(r *featuresv1alpha1.FeatureRollout) rollout.Spec {
 	}
 	for _, s := range r.Steps {
 		step := rollout.Step{Size: cohort.Size{Count: s.Count, Percent: s.Percent}, Soak: rollout.DefaultSoak}
-		if s.Selector != nil {
+		if s.Selector != nil && scope == featuresv1alpha1.FeatureRolloutScopeAPIServers {
+			step.Size.Selector = labels.Nothing()
+		} else if s.Selector != nil {
 			// Validated: a selector that does not convert matches nothing.
 			if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err == nil {
 				step.Size.Selector = sel
@@ -365,9 +454,13 @@ func rolloutSpec(r *featuresv1alpha1.FeatureRollout) rollout.Spec {
 }
 
 // stepSelectors returns the label selectors of the steps up to step, which
-// the cohort holds (rollout.Widen adds a selector step's selector).
-func stepSelectors(r *featuresv1alpha1.FeatureRollout, step int) []metav1.LabelSelector {
+// the cohort holds (rollout.Widen adds a selector step's selector); none on
+// apiservers.
+func stepSelectors(r *featuresv1alpha1.FeatureRollout, scope featuresv1alpha1.FeatureRolloutScope, step int) []metav1.LabelSelector {
 	var out []metav1.LabelSelector
+	if scope == featuresv1alpha1.FeatureRolloutScopeAPIServers {
+		return nil
+	}
 	for i := 0; i <= step && i < len(r.Steps); i++ {
 		if s := r.Steps[i].Selector; s != nil {
 			out = append(out, *s.DeepCopy())

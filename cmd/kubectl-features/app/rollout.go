@@ -47,7 +47,8 @@ func newRolloutCommand(out io.Writer, client func() (kubernetes.Interface, error
 		Use:   "rollout",
 		Short: "Drive the rollout in steps of a Dynamic Feature (spec.rollout)",
 		Long: `Drive the canary rollout of a Dynamic Feature: a change of its desired
-state reaches a cohort of nodes first, which grows at each step while the
+state reaches a cohort of nodes (or of kube-apiservers, for a gate the
+lifecycle registry says canaries on apiservers) first, which grows at each step while the
 cohort stays healthy; a failed step pauses the rollout and rolls the cohort
 back. FEATURE is the Feature's name or its gate's (ExtendWebSocketsToKubelet).`,
 	}
@@ -205,7 +206,11 @@ func describeRollout(f *featuresv1alpha1.Feature) string {
 	if steps == 0 {
 		steps = len(rollout.DefaultSteps())
 	}
-	line := fmt.Sprintf("%s: %s %s -> %s, step %d of %d, cohort %d of %d nodes", f.Name, r.Phase, r.From, r.To, r.Step, steps, r.Members, r.Candidates)
+	noun := "nodes"
+	if r.Scope == featuresv1alpha1.FeatureRolloutScopeAPIServers {
+		noun = "apiservers"
+	}
+	line := fmt.Sprintf("%s: %s %s -> %s, step %d of %d, cohort %d of %d %s", f.Name, r.Phase, r.From, r.To, r.Step, steps, r.Members, r.Candidates, noun)
 	if c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionProgressing); c != nil && c.Message != "" {
 		line += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
 	}

@@ -118,15 +118,17 @@ func TestRolloutCommands(t *testing.T) {
 func TestRolloutStatusWatch(t *testing.T) {
 	for _, tc := range []struct {
 		phase   featuresv1alpha1.FeatureRolloutPhase
+		scope   featuresv1alpha1.FeatureRolloutScope
 		wantErr error
 		want    string
 	}{
-		{featuresv1alpha1.FeatureRolloutComplete, nil, "Complete On -> Off, step 5 of 5, cohort 20 of 20 nodes"},
-		{featuresv1alpha1.FeatureRolloutRolledBack, ErrRolloutStopped, "RolledBack On -> Off, step 1 of 5, cohort 0 of 20 nodes (NodeNotReady: node-3 is NotReady)"},
+		{featuresv1alpha1.FeatureRolloutComplete, featuresv1alpha1.FeatureRolloutScopeNodes, nil, "Complete On -> Off, step 5 of 5, cohort 20 of 20 nodes"},
+		{featuresv1alpha1.FeatureRolloutRolledBack, featuresv1alpha1.FeatureRolloutScopeNodes, ErrRolloutStopped, "RolledBack On -> Off, step 1 of 5, cohort 0 of 20 nodes (NodeNotReady: node-3 is NotReady)"},
+		{featuresv1alpha1.FeatureRolloutComplete, featuresv1alpha1.FeatureRolloutScopeAPIServers, nil, "Complete On -> Off, step 5 of 5, cohort 20 of 20 apiservers"},
 	} {
-		t.Run(string(tc.phase), func(t *testing.T) {
+		t.Run(string(tc.phase)+"/"+string(tc.scope), func(t *testing.T) {
 			f := rolloutFeature(true)
-			r := &featuresv1alpha1.FeatureRolloutStatus{Phase: tc.phase, Scope: featuresv1alpha1.FeatureRolloutScopeNodes,
+			r := &featuresv1alpha1.FeatureRolloutStatus{Phase: tc.phase, Scope: tc.scope,
 				From: featuresv1alpha1.FeatureDesiredStateOn, To: featuresv1alpha1.FeatureDesiredStateOff, Step: 5, Members: 20, Candidates: 20}
 			if tc.phase == featuresv1alpha1.FeatureRolloutRolledBack {
 				r.Step, r.Members = 1, 0

@@ -157,6 +157,13 @@ type FeatureRolloutPhase string
 // FeatureRolloutScope names the components a rollout picks its cohort from.
 type FeatureRolloutScope string
 
+const (
+	// FeatureRolloutScopeNodes: the kubelets, by node name.
+	FeatureRolloutScopeNodes FeatureRolloutScope = "Nodes"
+	// FeatureRolloutScopeAPIServers: the kube-apiservers, by identity.
+	FeatureRolloutScopeAPIServers FeatureRolloutScope = "APIServers"
+)
+
 // FeatureRolloutStatus is where a rollout stands and who has the new value.
 type FeatureRolloutStatus struct {
 	Phase         FeatureRolloutPhase

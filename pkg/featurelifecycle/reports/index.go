@@ -57,6 +57,9 @@ type Report struct {
 	// StartTime is when the reporting process started; zero when the
 	// report does not say.
 	StartTime time.Time
+	// Created is when the FeatureReport was created: when the component
+	// first reported.
+	Created time.Time
 }
 
 // NewReport returns what the index keeps of r.
@@ -84,6 +87,7 @@ func NewReport(r *featuresv1alpha1.FeatureReport) *Report {
 	if r.Spec.LeaseDurationSeconds != nil {
 		out.LeaseDuration = time.Duration(*r.Spec.LeaseDurationSeconds) * time.Second
 	}
+	out.Created = r.CreationTimestamp.Time
 	if r.Spec.StartTime != nil {
 		out.StartTime = r.Spec.StartTime.Time
 	}

@@ -39,6 +39,9 @@ type Member struct {
 type Health struct {
 	// Members are the cohort's components.
 	Members []Member
+	// APIServers: the components are apiservers, whose readiness is their
+	// identity lease's.
+	APIServers bool
 	// Others is how many components are outside the cohort, and
 	// OthersRestarts how often they restarted since the step began: the
 	// rate at which components restart anyway (an upgrade rolling through
@@ -88,11 +91,14 @@ const (
 
 // Reasons of a Verdict (CamelCase, for conditions and events).
 const (
-	ReasonHealthy       = "Healthy"
-	ReasonNotReported   = "NewValueNotReported"
-	ReasonNodeNotReady  = "NodeNotReady"
-	ReasonRestarted     = "Restarted"
-	ReasonErrorRateRose = "ErrorRateRose"
+	ReasonHealthy      = "Healthy"
+	ReasonNotReported  = "NewValueNotReported"
+	ReasonNodeNotReady = "NodeNotReady"
+	// ReasonAPIServerNotLive: an apiserver of the cohort stopped renewing
+	// its identity lease.
+	ReasonAPIServerNotLive = "APIServerNotLive"
+	ReasonRestarted        = "Restarted"
+	ReasonErrorRateRose    = "ErrorRateRose"
 )
 
 // Verdict is the outcome of an analysis, with a reason and a message that
@@ -122,6 +128,10 @@ func Analyze(h Health, t Thresholds) Verdict {
 		}
 	}
 	if len(notReady) > t.MaxNotReady {
+		if h.APIServers {
+			return Verdict{Fail, ReasonAPIServerNotLive, fmt.Sprintf("%d of the cohort's %d apiservers stopped renewing their identity lease (at most %d): %s",
+				len(notReady), len(h.Members), t.MaxNotReady, names(notReady))}
+		}
 		return Verdict{Fail, ReasonNodeNotReady, fmt.Sprintf("%d of the cohort's %d components NotReady (at most %d): %s",
 			len(notReady), len(h.Members), t.MaxNotReady, names(notReady))}
 	}

@@ -45,6 +45,8 @@ func TestAnalyze(t *testing.T) {
 			result: Wait, reason: ReasonNotReported, message: "1 of the cohort's 2 components do not report the new value yet: b"},
 		{name: "NotReady wins over a wait", health: Health{Members: []Member{{Name: "a", NotReady: true}, {Name: "b"}}}, t: DefaultThresholds(),
 			result: Fail, reason: ReasonNodeNotReady, message: "1 of the cohort's 2 components NotReady (at most 0): a"},
+		{name: "apiserver not live", health: Health{APIServers: true, Members: []Member{{Name: "apiserver-x", Reports: true, NotReady: true}}}, t: DefaultThresholds(),
+			result: Fail, reason: ReasonAPIServerNotLive, message: "1 of the cohort's 1 apiservers stopped renewing their identity lease (at most 0): apiserver-x"},
 		{name: "NotReady within the threshold", health: Health{Members: []Member{{Name: "a", Reports: true, NotReady: true}, ok("b")}},
 			t: Thresholds{MaxNotReady: 1}, result: Pass, reason: ReasonHealthy},
 		{name: "restarted", health: Health{Members: []Member{{Name: "a", Reports: true, Restarts: 2}}}, t: DefaultThresholds(),

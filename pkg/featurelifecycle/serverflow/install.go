@@ -222,6 +222,9 @@ func startReporting(ctx context.Context, client kubernetes.Interface, gate featu
 			Gates:     dynamic,
 			// --feature-gates gives a Dynamic gate its first value.
 			OverrideConfigured: true,
+			// A rollout on apiservers picks them by identity.
+			Component: featuresv1alpha1.APIServerComponent,
+			Identity:  identity,
 			OnChange: func() {
 				if reporter != nil {
 					reporter.Changed()

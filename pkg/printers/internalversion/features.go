@@ -53,7 +53,7 @@ var featureColumnDefinitions = []metav1.TableColumnDefinition{
 	{Name: "Version", Type: "string", Priority: 1, Description: "The emulation version the status holds for (status.version)."},
 	{Name: "Upgrade", Type: "string", Priority: 1, Description: "Whether the feature allows raising the emulation version by one: Safe, the reason it blocks it, or <unknown> (the UpgradeSafe condition)."},
 	{Name: "Downgrade", Type: "string", Priority: 1, Description: "Whether the feature allows lowering the emulation version by one: Safe, the reason it blocks it, or <unknown> (the DowngradeSafe condition)."},
-	{Name: "Rollout", Type: "string", Priority: 1, Description: "Where a rollout in steps stands: its phase, step and cohort of nodes, e.g. Progressing 2/5 (2 of 20 nodes) (status.rollout)."},
+	{Name: "Rollout", Type: "string", Priority: 1, Description: "Where a rollout in steps stands: its phase, step and cohort of nodes or apiservers, e.g. Progressing 2/5 (2 of 20 nodes) (status.rollout)."},
 }
 
 func printFeature(f *features.Feature, _ printers.GenerateOptions) ([]metav1.TableRow, error) {
@@ -116,7 +116,8 @@ func featureTasksCell(tasks []features.FeatureTask) string {
 }
 
 // featureRolloutCell shows where a rollout in steps stands, e.g.
-// "Progressing 2/5 (2 of 20 nodes)"; "<none>" without spec.rollout.
+// "Progressing 2/5 (2 of 20 nodes)" or "Progressing 1/2 (1 of 3
+// apiservers)"; "<none>" without spec.rollout.
 func featureRolloutCell(f *features.Feature) string {
 	r := f.Status.Rollout
 	switch {
@@ -129,7 +130,11 @@ func featureRolloutCell(f *features.Feature) string {
 	if steps == 0 {
 		steps = DefaultRolloutSteps
 	}
-	return fmt.Sprintf("%s %d/%d (%d of %d nodes)", r.Phase, r.Step, steps, r.Members, r.Candidates)
+	noun := "nodes"
+	if r.Scope == features.FeatureRolloutScopeAPIServers {
+		noun = "apiservers"
+	}
+	return fmt.Sprintf("%s %d/%d (%d of %d %s)", r.Phase, r.Step, steps, r.Members, r.Candidates, noun)
 }
 
 // DefaultRolloutSteps is how many steps a rollout that sets none has.

@@ -192,6 +192,17 @@ func TestPrintFeature(t *testing.T) {
 			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "Progressing 2/5 (2 of 20 nodes)"},
 		},
 		{
+			name: "rolling out on apiservers",
+			feature: func() *features.Feature {
+				f := printedFeature()
+				f.Spec.Rollout = &features.FeatureRollout{Steps: []features.FeatureRolloutStep{{Count: 1}, {Percent: 100}}}
+				f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: features.FeatureRolloutScopeAPIServers,
+					From: features.FeatureDesiredStateOff, To: f.Spec.DesiredState, Step: 1, Members: 1, Candidates: 3}
+				return f
+			}(),
+			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "Progressing 1/2 (1 of 3 apiservers)"},
+		},
+		{
 			name:    "empty",
 			feature: &features.Feature{},
 			want:    []string{"", "<none>", "<none>", "<none>", "<unknown>", "<none>", "<unknown>", "", "<none>", "<unknown>", "<unknown>", "<none>"},

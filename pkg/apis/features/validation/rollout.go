@@ -38,7 +38,7 @@ const (
 
 var (
 	rolloutPhases = sets.New("Progressing", "Paused", "Failed", "RolledBack", "Aborted", "Complete")
-	rolloutScopes = sets.New("Nodes")
+	rolloutScopes = sets.New("Nodes", "APIServers")
 )
 
 // validateRollout validates spec.rollout. Whether the Feature can roll out
@@ -134,16 +134,19 @@ func validateRolloutStatus(r *features.FeatureRolloutStatus, fldPath *field.Path
 	if r.Candidates < 0 || r.Members < 0 || r.Members > r.Candidates {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("members"), r.Members, "must be between 0 and candidates"))
 	}
-	allErrs = append(allErrs, validateCohort(&r.Cohort, fldPath.Child("cohort"))...)
+	allErrs = append(allErrs, validateCohort(r.Scope, &r.Cohort, fldPath.Child("cohort"))...)
 	allErrs = append(allErrs, maxLen(fldPath.Child("reason"), r.Reason, 128)...)
 	allErrs = append(allErrs, maxLen(fldPath.Child("message"), r.Message, MaxMessageLength)...)
 	return allErrs
 }
 
-// validateCohort validates a rollout's cohort, which components read to
-// decide whether they are members.
-func validateCohort(cohort *features.FeatureCohort, c *field.Path) field.ErrorList {
+// validateCohort validates a rollout's cohort in scope, which components
+// read to decide whether they are members.
+func validateCohort(scope features.FeatureRolloutScope, cohort *features.FeatureCohort, c *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
+	if scope == features.FeatureRolloutScopeAPIServers && len(cohort.Selectors) > 0 {
+		allErrs = append(allErrs, field.Forbidden(c.Child("selectors"), "apiservers have no labels: a rollout on APIServers cannot select by label"))
+	}
 	if cohort.Below != "" {
 		if _, err := strconv.ParseUint(cohort.Below, 10, 64); err != nil {
 			allErrs = append(allErrs, field.Invalid(c.Child("below"), cohort.Below, "must be a decimal unsigned 64-bit integer"))

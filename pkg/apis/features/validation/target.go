@@ -79,7 +79,7 @@ func validateTargetSpec(s *features.FeatureTargetSpec, path *field.Path) field.E
 			allErrs = append(allErrs, field.NotSupported(rp.Child("scope"), r.Scope, sets.List(rolloutScopes)))
 		}
 		allErrs = append(allErrs, validateTargetState(r.DesiredState, rp.Child("desiredState"))...)
-		allErrs = append(allErrs, validateCohort(&r.Cohort, rp.Child("cohort"))...)
+		allErrs = append(allErrs, validateCohort(r.Scope, &r.Cohort, rp.Child("cohort"))...)
 	}
 	return allErrs
 }

@@ -41,6 +41,11 @@ func TestValidateFeatureTarget(t *testing.T) {
 	if errs := ValidateFeatureTarget(validTarget()); len(errs) != 0 {
 		t.Fatalf("valid target: %v", errs)
 	}
+	onAPIServers := validTarget()
+	onAPIServers.Spec.Rollout.Scope = features.FeatureRolloutScopeAPIServers
+	if errs := ValidateFeatureTarget(onAPIServers); len(errs) != 0 {
+		t.Fatalf("valid target of a rollout on apiservers: %v", errs)
+	}
 	for _, tc := range []struct {
 		name   string
 		mutate func(t *features.FeatureTarget)
@@ -62,6 +67,10 @@ func TestValidateFeatureTarget(t *testing.T) {
 		{"bad selector", func(t *features.FeatureTarget) {
 			t.Spec.Rollout.Cohort.Selectors = []metav1.LabelSelector{{MatchLabels: map[string]string{"a b": "c"}}}
 		}, "spec.rollout.cohort.selectors[0].matchLabels: Invalid value"},
+		{"selector on apiservers", func(t *features.FeatureTarget) {
+			t.Spec.Rollout.Scope = features.FeatureRolloutScopeAPIServers
+			t.Spec.Rollout.Cohort.Selectors = []metav1.LabelSelector{{MatchLabels: map[string]string{"a": "b"}}}
+		}, "spec.rollout.cohort.selectors: Forbidden: apiservers have no labels"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			target := validTarget()

@@ -128,6 +128,10 @@ func TestValidateFeature(t *testing.T) {
 		{"rollout status: below", func(f *features.Feature) {
 			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: "Nodes", From: "Off", To: "On", Cohort: features.FeatureCohort{Below: "-1"}}
 		}, field.ErrorTypeInvalid, "status.rollout.cohort.below"},
+		{"rollout status: selectors on apiservers", func(f *features.Feature) {
+			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: "APIServers", From: "Off", To: "On",
+				Cohort: features.FeatureCohort{Selectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"a": "b"}}}}}
+		}, field.ErrorTypeForbidden, "status.rollout.cohort.selectors"},
 		{"state enum", func(f *features.Feature) { f.Status.State = "Half" }, field.ErrorTypeNotSupported, "status.state"},
 		{"preRelease enum", func(f *features.Feature) { f.Status.PreRelease = "ALPHA" }, field.ErrorTypeNotSupported, "status.preRelease"},
 		{"version format", func(f *features.Feature) { f.Status.Version = "v1.36.0" }, field.ErrorTypeInvalid, "status.version"},

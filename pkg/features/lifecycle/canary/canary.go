@@ -58,7 +58,9 @@ func (c Scope) String() string {
 }
 
 // Gates are the gates that can be rolled out to a few components first,
-// and where. A gate can only when it takes no configuration and its
+// and where: one scope per gate (a gate that both nodes and apiservers
+// read canaries on one of them, and the other takes the new value when
+// the rollout completes). A gate can only when it takes no configuration and its
 // components apply a change while running, or restart cleanly, and when a
 // cluster whose components disagree on it for the length of a rollout
 // still works: each entry says why (its Managements entry says where the
@@ -94,8 +96,27 @@ func Check(gate featuregate.Feature, scope Scope) error {
 	return fmt.Errorf("%s cannot canary on %s, only on %s (gates that can: %s)", gate, scope, allowed, strings.Join(gates, ", "))
 }
 
-// CheckNodes says whether the named gate can be rolled out to a few nodes
-// first (the FeatureStatus admission plugin's WithCanaries).
-func CheckNodes(gate string) error {
-	return Check(featuregate.Feature(gate), Nodes)
+// ScopeOf returns the components a rollout of gate picks its cohort from,
+// and Check's error when the registry declares none. A gate canaries on
+// one kind of component: the registry declares one scope per gate.
+func ScopeOf(gate featuregate.Feature) (Scope, error) {
+	scope := Gates[gate]
+	if scope == 0 {
+		return 0, Check(gate, Nodes)
+	}
+	return scope, nil
+}
+
+// CheckRollout says whether the named gate can roll out in steps, and
+// whether a step may select its components by label (bySelector): only
+// nodes have labels (the FeatureStatus admission plugin's WithCanaries).
+func CheckRollout(gate string, bySelector bool) error {
+	scope, err := ScopeOf(featuregate.Feature(gate))
+	if err != nil {
+		return err
+	}
+	if bySelector && scope != Nodes {
+		return fmt.Errorf("%s canaries on %s, which have no labels: a step cannot select them by label; give a count or a percent", gate, scope)
+	}
+	return nil
 }

@@ -44,3 +44,24 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckRollout(t *testing.T) {
+	if err := CheckRollout("ExtendWebSocketsToKubelet", true); err != nil {
+		t.Errorf("ExtendWebSocketsToKubelet by node labels: %v", err)
+	}
+	if scope, err := ScopeOf("ExtendWebSocketsToKubelet"); err != nil || scope != Nodes {
+		t.Errorf("ScopeOf(ExtendWebSocketsToKubelet) = %s, %v; want nodes", scope, err)
+	}
+	if err := CheckRollout("PodDeletionCost", false); err == nil || !strings.Contains(err.Error(), "does not declare it safe to canary") {
+		t.Errorf("PodDeletionCost: %v", err)
+	}
+	const testGate = featuregate.Feature("TestCanaryOnAPIServers")
+	Gates[testGate] = APIServers
+	defer delete(Gates, testGate)
+	if err := CheckRollout(string(testGate), false); err != nil {
+		t.Errorf("%s by count: %v", testGate, err)
+	}
+	if err := CheckRollout(string(testGate), true); err == nil || !strings.Contains(err.Error(), "canaries on apiservers, which have no labels") {
+		t.Errorf("%s by label: %v", testGate, err)
+	}
+}

@@ -75,7 +75,8 @@ limitations under the License.
 //   - Outside kube-system, a declaration (spec.declaration) of one of
 //     Kubernetes' own gates is refused: a third party declares its own.
 //   - spec.rollout is allowed only on a Dynamic Feature of kube-system
-//     whose gate the lifecycle registry declares safe to canary on nodes.
+//     whose gate the lifecycle registry declares safe to canary, on nodes
+//     or on apiservers; a step selects by label only on nodes.
 //
 // Requests for other resources, other subresources and other operations
 // are not looked at, so the plugin is harmless where features.k8s.io is
@@ -241,10 +242,11 @@ func ValidateConfiguration(cfg *Configuration) error {
 // Option configures the plugin as it is registered.
 type Option func(*Plugin)
 
-// WithCanaries says which gates can roll out in steps on nodes
-// (spec.rollout): canCanary returns nil for those, and an error that says
-// why for the others. Without it, no gate can.
-func WithCanaries(canCanary func(gate string) error) Option {
+// WithCanaries says which gates can roll out in steps (spec.rollout), and
+// whether their steps may select components by label (bySelector: only
+// nodes have labels): canCanary returns nil for those, and an error that
+// says why for the others. Without it, no gate can.
+func WithCanaries(canCanary func(gate string, bySelector bool) error) Option {
 	return func(p *Plugin) { p.canCanary = canCanary }
 }
 
@@ -279,7 +281,7 @@ type Plugin struct {
 	knownGate func(gate string) bool
 	// canCanary says whether a gate can roll out in steps on nodes (nil:
 	// none can).
-	canCanary       func(gate string) error
+	canCanary       func(gate string, bySelector bool) error
 	nodeIdentifier  nodeidentifier.NodeIdentifier
 	authorizer      authorizer.Authorizer
 	userComponents  map[string]sets.Set[string]
@@ -633,7 +635,8 @@ func (p *Plugin) validateDeclaration(f *features.Feature, namespace string) erro
 // validateRollout refuses spec.rollout where it cannot act: a rollout gives
 // the new desired state to the components of a cohort while they run, so
 // the Feature must be Dynamic and its gate one the lifecycle registry
-// declares safe to canary on nodes (WithCanaries). Third parties' Features
+// declares safe to canary, with label selectors only where it canaries on
+// nodes (WithCanaries). Third parties' Features
 // cannot roll out in steps yet.
 func (p *Plugin) validateRollout(f *features.Feature, namespace string) error {
 	if f.Spec.Rollout == nil {
@@ -649,7 +652,11 @@ func (p *Plugin) validateRollout(f *features.Feature, namespace string) error {
 	if p.canCanary == nil {
 		return fmt.Errorf("spec.rollout: no gate can roll out in steps on this kube-apiserver")
 	}
-	if err := p.canCanary(f.Spec.Gate); err != nil {
+	bySelector := false
+	for _, step := range f.Spec.Rollout.Steps {
+		bySelector = bySelector || step.Selector != nil
+	}
+	if err := p.canCanary(f.Spec.Gate, bySelector); err != nil {
 		return fmt.Errorf("spec.rollout: %w", err)
 	}
 	return nil

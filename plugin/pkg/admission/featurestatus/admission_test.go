@@ -893,14 +893,22 @@ func TestRolloutRule(t *testing.T) {
 	if err := run(rolling, old); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "no gate can roll out in steps") {
 		t.Errorf("without canaries: expected 403, got %v", err)
 	}
-	p.canCanary = func(gate string) error {
-		if gate == old.Spec.Gate {
-			return nil
+	p.canCanary = func(gate string, bySelector bool) error {
+		if gate != old.Spec.Gate {
+			return fmt.Errorf("%s cannot be rolled out in steps", gate)
 		}
-		return fmt.Errorf("%s cannot be rolled out in steps", gate)
+		if bySelector {
+			return fmt.Errorf("%s canaries on apiservers, which have no labels", gate)
+		}
+		return nil
 	}
 	if err := run(rolling, old); err != nil {
 		t.Errorf("a Dynamic Feature whose gate can canary: %v", err)
+	}
+	bySelector := rolling.DeepCopy()
+	bySelector.Spec.Rollout.Steps = []features.FeatureRolloutStep{{Count: 1}, {Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "a"}}}}
+	if err := run(bySelector, old); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.rollout: "+old.Spec.Gate+" canaries on apiservers, which have no labels") {
+		t.Errorf("a step by label where the gate canaries on apiservers: expected 403, got %v", err)
 	}
 	other := rolling.DeepCopy()
 	other.Spec.Gate, other.Name = "Other", "other"

@@ -73,6 +73,14 @@ func Binary(t testing.TB, name string) string {
 			return p
 		}
 	}
+	return BinaryOf(t, name, "./cmd/"+name)
+}
+
+// BinaryOf returns the path of the command in pkg (a path relative to the
+// tree's root, ./test/...), named name, built once per test binary: a
+// test's own build of a component, with a test-only gate for instance.
+func BinaryOf(t testing.TB, name, pkg string) string {
+	t.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if p, ok := buildPaths[name]; ok {
@@ -88,7 +96,7 @@ func Binary(t testing.TB, name string) string {
 		}
 	}
 	p := filepath.Join(buildDir, name)
-	cmd := exec.Command("go", "build", "-o", p, "./cmd/"+name)
+	cmd := exec.Command("go", "build", "-o", p, pkg)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", name, err, out)
@@ -161,13 +169,20 @@ func NodeTokenFor(node string) string {
 // that simulate many kubelets, each with its own credentials.
 func StartAPIServerProcessWithNodes(t testing.TB, name, etcdPrefix string, nodes []string, flags ...string) *APIServerProcess {
 	t.Helper()
+	return StartAPIServerBinary(t, APIServerBinary(t), name, etcdPrefix, nodes, flags...)
+}
+
+// StartAPIServerBinary is StartAPIServerProcessWithNodes with a
+// kube-apiserver binary of the test's own (BinaryOf).
+func StartAPIServerBinary(t testing.TB, binary, name, etcdPrefix string, nodes []string, flags ...string) *APIServerProcess {
+	t.Helper()
 	dir := t.TempDir()
 	var tokens strings.Builder
 	tokens.WriteString(testutils.TokensCSV)
 	for _, node := range nodes {
 		fmt.Fprintf(&tokens, "%s,system:node:%s,%s,system:nodes\n", NodeTokenFor(node), node, node)
 	}
-	p := &APIServerProcess{Name: name, Dir: dir, Flags: flags, t: t, binary: APIServerBinary(t), tokens: tokens.String(),
+	p := &APIServerProcess{Name: name, Dir: dir, Flags: flags, t: t, binary: binary, tokens: tokens.String(),
 		etcd: []string{"--etcd-servers=" + EtcdURL(), "--etcd-prefix=" + etcdPrefix}}
 	if err := testutils.WriteServiceAccountKey(filepath.Join(dir, "sa.key")); err != nil {
 		t.Fatal(err)

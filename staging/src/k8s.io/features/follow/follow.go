@@ -78,7 +78,8 @@ type Options struct {
 	// where their values come from (a reporter's Changed).
 	OnChange func()
 	// Component and Identity name this process as its FeatureReport does
-	// (kubelet and its node's name): a Feature that rolls out in steps
+	// (kubelet and its node's name, or kube-apiserver and its identity
+	// lease's name): a Feature that rolls out in steps
 	// (spec.rollout) gives the new value only to the members of its
 	// cohort, which each component works out from them. Identity may also
 	// be given later, with Identify. A process without them is in no
@@ -342,7 +343,7 @@ func (f *Follower) member(logger klog.Logger, t *featuresv1alpha1.FeatureTarget,
 	f.mu.Lock()
 	component, identity, labelsOf := f.opts.Component, f.opts.Identity, f.opts.Labels
 	f.mu.Unlock()
-	if r.Scope != featuresv1alpha1.FeatureRolloutScopeNodes || component != kubeletComponent || identity == "" {
+	if identity == "" || component != scopeComponents[r.Scope] {
 		return false
 	}
 	c, err := cohort.FromAPI(r.Cohort)
@@ -359,9 +360,12 @@ func (f *Follower) member(logger klog.Logger, t *featuresv1alpha1.FeatureTarget,
 	return c.Member(cohort.Rank(r.Cohort.Seed, identity), set)
 }
 
-// kubeletComponent is the component a rollout on nodes picks its cohort
-// from.
-const kubeletComponent = "kubelet"
+// scopeComponents are the components each scope of a rollout picks its
+// cohort from.
+var scopeComponents = map[featuresv1alpha1.FeatureRolloutScope]string{
+	featuresv1alpha1.FeatureRolloutScopeNodes:      "kubelet",
+	featuresv1alpha1.FeatureRolloutScopeAPIServers: featuresv1alpha1.APIServerComponent,
+}
 
 // filter returns the desired states of gates this process follows: gates it
 // knows, of the followed managements, not set by its own configuration.

@@ -110,3 +110,43 @@ func TestFollowCohort(t *testing.T) {
 		t.Errorf("%d of 20 nodes took the new value at 25%%, want 5", members)
 	}
 }
+
+// TestFollowCohortOfAPIServers: in a rollout on apiservers, exactly the
+// kube-apiservers the cohort holds take the new value, and no kubelet does,
+// whatever its name.
+func TestFollowCohortOfAPIServers(t *testing.T) {
+	const seed = "7f2a-uid"
+	apiservers := []string{"apiserver-3kqzv", "apiserver-9xw2m", "apiserver-ab4cd"}
+	ranks := make([]uint64, len(apiservers))
+	for i, id := range apiservers {
+		ranks[i] = cohort.Rank(seed, id)
+	}
+	c := cohort.Widen(cohort.Cohort{}, ranks, cohort.Size{Count: 1})
+	target := rolling(cohort.ToAPI(seed, c, nil))
+	target.Spec.Rollout.Scope = featuresv1alpha1.FeatureRolloutScopeAPIServers
+	follows := func(component, identity string) bool {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		g := newTestGate(t)
+		if err := NewFollower(g, fake.NewClientset(target.DeepCopy()), Options{Component: component, Identity: identity}).Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return g.Enabled("AlphaGate")
+	}
+	members := 0
+	for i, id := range apiservers {
+		got := follows(featuresv1alpha1.APIServerComponent, id)
+		if got != c.Member(ranks[i], nil) {
+			t.Errorf("%s: AlphaGate = %t, cohort membership %t", id, got, c.Member(ranks[i], nil))
+		}
+		if got {
+			members++
+			if follows("kubelet", id) {
+				t.Errorf("a kubelet named %s took the new value of a rollout on apiservers", id)
+			}
+		}
+	}
+	if members != 1 {
+		t.Errorf("%d of 3 apiservers took the new value at a count of 1, want 1", members)
+	}
+}

@@ -162,7 +162,8 @@ type FeatureRolloutStep struct {
 	// +optional
 	Percent int32 `json:"percent,omitempty" protobuf:"varint,2,opt,name=percent"`
 
-	// selector adds the nodes whose labels it matches.
+	// selector adds the nodes whose labels it matches. A rollout on
+	// apiservers, which have no labels, cannot select by label.
 	// +optional
 	Selector *metav1.LabelSelector `json:"selector,omitempty" protobuf:"bytes,3,opt,name=selector"`
 
@@ -453,6 +454,9 @@ type FeatureRolloutScope string
 const (
 	// FeatureRolloutScopeNodes: the kubelets, by node name.
 	FeatureRolloutScopeNodes FeatureRolloutScope = "Nodes"
+	// FeatureRolloutScopeAPIServers: the kube-apiservers, by identity
+	// (the name of each one's identity lease).
+	FeatureRolloutScopeAPIServers FeatureRolloutScope = "APIServers"
 )
 
 // FeatureConditionProgressing is True while a rollout progresses or when it
@@ -465,7 +469,8 @@ type FeatureRolloutStatus struct {
 	// phase is Progressing, Paused, Failed, RolledBack, Aborted or Complete.
 	Phase FeatureRolloutPhase `json:"phase" protobuf:"bytes,1,opt,name=phase,casttype=FeatureRolloutPhase"`
 
-	// scope names the components the cohort is picked from: Nodes.
+	// scope names the components the cohort is picked from: Nodes or
+	// APIServers, as the lifecycle registry declares for the gate.
 	// Components outside the scope keep the old value until the rollout is
 	// complete.
 	Scope FeatureRolloutScope `json:"scope" protobuf:"bytes,2,opt,name=scope,casttype=FeatureRolloutScope"`
@@ -796,7 +801,8 @@ type FeatureTargetSpec struct {
 
 // FeatureTargetRollout is who takes the new value of a rollout.
 type FeatureTargetRollout struct {
-	// scope names the components the cohort is picked from: Nodes.
+	// scope names the components the cohort is picked from: Nodes or
+	// APIServers.
 	// +required
 	Scope FeatureRolloutScope `json:"scope" protobuf:"bytes,1,opt,name=scope,casttype=FeatureRolloutScope"`
 

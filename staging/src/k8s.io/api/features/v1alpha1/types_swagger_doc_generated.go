@@ -170,7 +170,7 @@ func (FeatureRolloutAnalysis) SwaggerDoc() map[string]string {
 var map_FeatureRolloutStatus = map[string]string{
 	"":              "FeatureRolloutStatus is where a rollout stands and who has the new value.",
 	"phase":         "phase is Progressing, Paused, Failed, RolledBack, Aborted or Complete.",
-	"scope":         "scope names the components the cohort is picked from: Nodes. Components outside the scope keep the old value until the rollout is complete.",
+	"scope":         "scope names the components the cohort is picked from: Nodes or APIServers, as the lifecycle registry declares for the gate. Components outside the scope keep the old value until the rollout is complete.",
 	"from":          "from is the old value, which components outside the cohort keep.",
 	"to":            "to is the new value, spec.desiredState when the rollout began.",
 	"step":          "step is the current step, from 1; 0 before the first.",
@@ -190,7 +190,7 @@ var map_FeatureRolloutStep = map[string]string{
 	"":            "FeatureRolloutStep is one step of a rollout: the cohort grows to count components, or to percent of them, or by the nodes selector matches; then the step soaks while its analysis passes. Exactly one of count, percent and selector is set.",
 	"count":       "count is a number of components.",
 	"percent":     "percent is a percentage of the components, 1 to 100, rounded up.",
-	"selector":    "selector adds the nodes whose labels it matches.",
+	"selector":    "selector adds the nodes whose labels it matches. A rollout on apiservers, which have no labels, cannot select by label.",
 	"soakSeconds": "soakSeconds is how long the step's analysis must pass before the next step. Default 300.",
 }
 
@@ -253,7 +253,7 @@ func (FeatureTargetList) SwaggerDoc() map[string]string {
 
 var map_FeatureTargetRollout = map[string]string{
 	"":             "FeatureTargetRollout is who takes the new value of a rollout.",
-	"scope":        "scope names the components the cohort is picked from: Nodes.",
+	"scope":        "scope names the components the cohort is picked from: Nodes or APIServers.",
 	"desiredState": "desiredState is the value the members of the cohort take: the rollout's new value.",
 	"cohort":       "cohort is who takes it, as the Feature's status.rollout.cohort.",
 }

@@ -30,7 +30,8 @@ import (
 type FeatureRolloutStatusApplyConfiguration struct {
 	// phase is Progressing, Paused, Failed, RolledBack, Aborted or Complete.
 	Phase *featuresv1alpha1.FeatureRolloutPhase `json:"phase,omitempty"`
-	// scope names the components the cohort is picked from: Nodes.
+	// scope names the components the cohort is picked from: Nodes or
+	// APIServers, as the lifecycle registry declares for the gate.
 	// Components outside the scope keep the old value until the rollout is
 	// complete.
 	Scope *featuresv1alpha1.FeatureRolloutScope `json:"scope,omitempty"`

@@ -34,7 +34,8 @@ type FeatureRolloutStepApplyConfiguration struct {
 	Count *int32 `json:"count,omitempty"`
 	// percent is a percentage of the components, 1 to 100, rounded up.
 	Percent *int32 `json:"percent,omitempty"`
-	// selector adds the nodes whose labels it matches.
+	// selector adds the nodes whose labels it matches. A rollout on
+	// apiservers, which have no labels, cannot select by label.
 	Selector *v1.LabelSelectorApplyConfiguration `json:"selector,omitempty"`
 	// soakSeconds is how long the step's analysis must pass before the next
 	// step. Default 300.

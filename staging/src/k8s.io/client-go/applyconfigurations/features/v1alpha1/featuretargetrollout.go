@@ -27,7 +27,8 @@ import (
 //
 // FeatureTargetRollout is who takes the new value of a rollout.
 type FeatureTargetRolloutApplyConfiguration struct {
-	// scope names the components the cohort is picked from: Nodes.
+	// scope names the components the cohort is picked from: Nodes or
+	// APIServers.
 	Scope *featuresv1alpha1.FeatureRolloutScope `json:"scope,omitempty"`
 	// desiredState is the value the members of the cohort take: the
 	// rollout's new value.
