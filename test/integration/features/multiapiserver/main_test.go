@@ -16,10 +16,10 @@ limitations under the License.
 
 // Package multiapiserver holds integration tests of the feature lifecycle
 // (KEP-3920) with several kube-apiservers as processes: disagreeing and
-// rolling flags, leader failover, gates one apiserver does not know, and
-// the forget window across a leader's restart. It left package
-// transitions, whose tests together came too close to go test's 10
-// minutes while make verify ran alongside.
+// rolling flags, leader failover, and gates one apiserver does not know
+// (the forget window across a leader's restart is package forgetwindow's).
+// It left package transitions, whose tests together came too close to go
+// test's 10 minutes while make verify ran alongside.
 package multiapiserver
 
 import (

@@ -39,22 +39,6 @@ import (
 	"k8s.io/kubernetes/test/utils/featuretest"
 )
 
-// multiWaitPeriod is the wait period of the multi-apiserver test. (It
-// bounds only reports without a lease; this test has none.)
-const multiWaitPeriod = 20 * time.Second
-
-// transitionGate is an apiserver gate of v1.37.2 that can be flipped safely
-// (beta, default on, not locked, no dependents), as in package transitions.
-const transitionGate = "PodDeletionCost"
-
-// multiFlags are the flags of the apiservers, with transitionGate=value.
-func multiFlags(value string) []string {
-	return []string{"--feature-gates=FeatureLifecycle=true," + transitionGate + "=" + value,
-		"--runtime-config=features.k8s.io/v1alpha1=true",
-		"--feature-lifecycle-wait-for-uses-period=" + multiWaitPeriod.String(),
-		"--feature-lifecycle-liveness-window=" + harness.LivenessWindow.String()}
-}
-
 // TestMultipleAPIServers runs three of our kube-apiservers as separate
 // processes (each its own host, so its own identity) against one etcd:
 //
@@ -78,7 +62,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	hosts := []string{"apiserver-a", "apiserver-b", "apiserver-c"}
 	servers := make([]*harness.APIServerProcess, len(hosts))
 	for i, h := range hosts {
-		servers[i] = harness.StartAPIServerProcess(t, h, prefix, multiFlags("true")...)
+		servers[i] = harness.StartAPIServerProcess(t, h, prefix, harness.DisagreeingFlags("true")...)
 	}
 	admin := featuresclient.NewForConfigOrDie(servers[0].ClientConfig())
 	kube := kubernetes.NewForConfigOrDie(servers[0].ClientConfig())
@@ -89,7 +73,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
 		t.Fatalf("the apiservers must have distinct identities: %v", ids)
 	}
-	name := featuresv1alpha1.FeatureName(transitionGate)
+	name := featuresv1alpha1.FeatureName(harness.FlippableGate)
 	key := "kube-system/" + name
 	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
 	states := harness.RecordStates(t, admin, name)
@@ -98,13 +82,13 @@ func TestMultipleAPIServers(t *testing.T) {
 
 	// Roll the gate off through the apiservers, one at a time.
 	for i := range servers[:2] {
-		rollOne(t, admin, servers[i], ids[i], "false", featuresv1alpha1.FeatureStateOn)
+		harness.RollOne(t, admin, servers[i], ids[i], "false", featuresv1alpha1.FeatureStateOn)
 	}
 	// A kube-controller-manager still runs with the gate on: its report
 	// holds WaitForUses until it reports the gate off.
-	kcm := newKCMReport(t, servers[0], transitionGate, true)
+	kcm := newKCMReport(t, servers[0], harness.FlippableGate, true)
 	defer kcm.stop()
-	servers[2].Restart(t, multiFlags("false")...)
+	servers[2].Restart(t, harness.DisagreeingFlags("false")...)
 
 	// The transition starts; kill its leader in the middle of WaitForUses.
 	var started string
@@ -162,12 +146,12 @@ func TestMultipleAPIServers(t *testing.T) {
 
 	// Roll it back on.
 	for i := range servers[:2] {
-		rollOne(t, admin, servers[i], ids[i], "true", featuresv1alpha1.FeatureStateOff)
+		harness.RollOne(t, admin, servers[i], ids[i], "true", featuresv1alpha1.FeatureStateOff)
 	}
-	servers[2].Restart(t, multiFlags("true")...)
+	servers[2].Restart(t, harness.DisagreeingFlags("true")...)
 	ready := time.Now()
 	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
-	t.Logf("rolled back on: converged to On %.1fs after the last apiserver was ready (wait period %s)", time.Since(ready).Seconds(), multiWaitPeriod)
+	t.Logf("rolled back on: converged to On %.1fs after the last apiserver was ready (wait period %s)", time.Since(ready).Seconds(), harness.DisagreeingWaitPeriod)
 	want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOff,
 		featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateOn}
 	if got := states.Through(t, len(want), featuresv1alpha1.FeatureStateOn); !slices.Equal(got, want) {
@@ -251,32 +235,6 @@ func (r *kcmReport) stop() {
 	<-r.done
 	_ = r.client.FeaturesV1alpha1().FeatureReports("kube-system").Delete(context.Background(),
 		featuresv1alpha1.FeatureReportName("kube-controller-manager", "kcm-host"), metav1.DeleteOptions{})
-}
-
-// rollOne restarts one apiserver of several with the gate set to value and
-// checks that the Feature holds still: ConfigurationAgreed=False names the
-// restarted apiserver while desired state and state stay at held.
-func rollOne(t *testing.T, admin featuresclient.Interface, server *harness.APIServerProcess, id, value string, held featuresv1alpha1.FeatureState) {
-	t.Helper()
-	name := featuresv1alpha1.FeatureName(transitionGate)
-	server.Restart(t, multiFlags(value)...)
-	var f *featuresv1alpha1.Feature
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		var err error
-		if f, err = admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return false, nil
-		}
-		c := harness.Condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed)
-		return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, id), nil
-	})
-	if err != nil {
-		t.Fatalf("after restarting %s with %s=%s, ConfigurationAgreed must be False naming it: %+v", server.Name, transitionGate, value, f)
-	}
-	if string(f.Spec.DesiredState) != string(held) || f.Status.State != held {
-		t.Fatalf("while the apiservers disagree nothing may move: %+v %+v", f.Spec, f.Status)
-	}
-	t.Logf("%s restarted with %s=%s: held %s, %s", server.Name, transitionGate, value, held,
-		harness.Condition(f, featuresv1alpha1.FeatureConditionConfigurationAgreed).Message)
 }
 
 // testUnknownGates: a Feature of a gate only a "newer" apiserver knows (its

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package multiapiserver
+package forgetwindow
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 		t.Skip(why)
 	}
 	flags := func(value string) []string {
-		return append(multiFlags(value), "--feature-lifecycle-forget-window="+forgetWindow.String())
+		return append(harness.DisagreeingFlags(value), "--feature-lifecycle-forget-window="+forgetWindow.String())
 	}
 	prefix := harness.SharedEtcd().Prefix
 	on := harness.StartAPIServerProcess(t, "forget-on", prefix, flags("true")...)
@@ -59,9 +59,9 @@ func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 	admin := featuresclient.NewForConfigOrDie(off.ClientConfig())
 	kube := kubernetes.NewForConfigOrDie(off.ClientConfig())
 	onID, offID := harness.IdentityOf(t, kube, "forget-on"), harness.IdentityOf(t, kube, "forget-off")
-	name := featuresv1alpha1.FeatureName(transitionGate)
+	name := featuresv1alpha1.FeatureName(harness.FlippableGate)
 	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
-	rollOne(t, admin, off, offID, "false", featuresv1alpha1.FeatureStateOn)
+	harness.RollOne(t, admin, off, offID, "false", featuresv1alpha1.FeatureStateOn)
 
 	on.Stop()
 	departed := time.Now()
@@ -91,7 +91,7 @@ func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 	}
 	t.Logf("held On for %.1fs after the departure across the leader's restart", time.Since(departed).Seconds())
 	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, forgetWindow+2*time.Minute)
-	t.Logf("Off %.1fs after the departure (forget window %s, wait period %s)", time.Since(departed).Seconds(), forgetWindow, multiWaitPeriod)
+	t.Logf("Off %.1fs after the departure (forget window %s, wait period %s)", time.Since(departed).Seconds(), forgetWindow, harness.DisagreeingWaitPeriod)
 	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
 		t.Fatalf("desired state %s", f.Spec.DesiredState)
 	}

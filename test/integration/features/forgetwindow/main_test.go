@@ -1,0 +1,31 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package forgetwindow holds the integration test of the forget window
+// across a leader's restart, with two kube-apiservers as processes. It left
+// package multiapiserver, which took 522 s of go test's 10 minutes on a
+// loaded clean-clone CI run.
+package forgetwindow
+
+import (
+	"testing"
+
+	"k8s.io/kubernetes/test/integration/features/harness"
+)
+
+func TestMain(m *testing.M) {
+	harness.EtcdMain(m.Run)
+}
