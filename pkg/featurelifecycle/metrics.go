@@ -19,6 +19,8 @@ package featurelifecycle
 import (
 	"sync"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 )
@@ -62,13 +64,65 @@ var (
 		Help:           "1 when the Feature blocks moving the emulation version one minor version in the direction (upgrade, downgrade), as its UpgradeSafe and DowngradeSafe conditions say, else 0; as seen by its leader.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"feature", "direction"})
+	rolloutPhaseGauge = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace:      "apiserver",
+		Subsystem:      metricsSubsystem,
+		Name:           "rollout_phase",
+		Help:           "1 for the phase a Feature's rollout in steps is in (Progressing, Paused, Failed, RolledBack, Aborted, Complete), 0 for the others and when it has none; as seen by its leader.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"feature", "phase"})
+	rolloutStepGauge = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace:      "apiserver",
+		Subsystem:      metricsSubsystem,
+		Name:           "rollout_step",
+		Help:           "The current step, from 1, of a Feature's rollout in steps (0: none, or not started); as seen by its leader.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"feature"})
+	rolloutCohortGauge = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace:      "apiserver",
+		Subsystem:      metricsSubsystem,
+		Name:           "rollout_cohort_members",
+		Help:           "How many of the candidates (nodes or apiservers) had the new value of a Feature's rollout in steps when its current step started; as seen by its leader.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"feature"})
+	rolloutsStoppedTotal = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace:      "apiserver",
+		Subsystem:      metricsSubsystem,
+		Name:           "rollouts_stopped_total",
+		Help:           "Rollouts in steps this kube-apiserver stopped because a step's analysis failed, by the reason (NodeNotReady, APIServerNotLive, Restarted, ErrorRateRose, NewValueNotReported).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"feature", "reason"})
 
 	registerMetrics sync.Once
 )
 
+// rolloutPhases are the phases of a rollout, for rolloutPhaseGauge.
+var rolloutPhases = []featuresv1alpha1.FeatureRolloutPhase{featuresv1alpha1.FeatureRolloutProgressing, featuresv1alpha1.FeatureRolloutPaused,
+	featuresv1alpha1.FeatureRolloutFailed, featuresv1alpha1.FeatureRolloutRolledBack, featuresv1alpha1.FeatureRolloutAborted,
+	featuresv1alpha1.FeatureRolloutComplete}
+
+// observeRollout sets the rollout metrics of the Feature named feature to
+// r, its leader's status.rollout (nil: no rollout).
+func observeRollout(feature string, r *featuresv1alpha1.FeatureRolloutStatus) {
+	for _, phase := range rolloutPhases {
+		v := 0.0
+		if r != nil && r.Phase == phase {
+			v = 1
+		}
+		rolloutPhaseGauge.WithLabelValues(feature, string(phase)).Set(v)
+	}
+	var step, members float64
+	if r != nil {
+		step, members = float64(r.Step), float64(r.Members)
+	}
+	rolloutStepGauge.WithLabelValues(feature).Set(step)
+	rolloutCohortGauge.WithLabelValues(feature).Set(members)
+}
+
 // RegisterMetrics registers the controller's metrics in the legacy registry.
 func RegisterMetrics() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(stateGauge, transitionsTotal, taskDuration, taskFailuresTotal, versionChangeBlocked)
+		legacyregistry.MustRegister(stateGauge, transitionsTotal, taskDuration, taskFailuresTotal, versionChangeBlocked,
+			rolloutPhaseGauge, rolloutStepGauge, rolloutCohortGauge, rolloutsStoppedTotal)
 	})
 }

@@ -203,6 +203,9 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 	if f.Spec.Rollout == nil || f.Spec.Management != featuresv1alpha1.FeatureManagementDynamic || f.Spec.DesiredState == "" {
 		// No rollout (any more): the components follow spec.desiredState.
 		r.forget(leader.Key(f))
+		if status.Rollout != nil {
+			observeRollout(f.Name, nil)
+		}
 		status.Rollout = nil
 		meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
 		return 0, nil, nil
@@ -286,6 +289,7 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 		}
 	}
 	status.Rollout = out
+	observeRollout(f.Name, out)
 	progressing := out.Phase == featuresv1alpha1.FeatureRolloutProgressing || out.Phase == featuresv1alpha1.FeatureRolloutComplete
 	transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing, progressing, f.Generation,
 		out.Reason, out.Message, metav1.NewTime(now))
@@ -295,6 +299,7 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 	ev := &rolloutEvent{eventType: corev1.EventTypeNormal, reason: "Rollout" + out.Reason, message: out.Message}
 	if out.Phase == featuresv1alpha1.FeatureRolloutRolledBack || out.Phase == featuresv1alpha1.FeatureRolloutFailed {
 		ev.eventType = corev1.EventTypeWarning
+		rolloutsStoppedTotal.WithLabelValues(f.Name, out.Reason).Inc()
 	}
 	return requeue, ev, nil
 }

@@ -33,6 +33,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	metricstestutil "k8s.io/component-base/metrics/testutil"
 	"k8s.io/features/cohort"
 	"k8s.io/utils/ptr"
 
@@ -163,7 +164,18 @@ func TestRolloutWidensWhileHealthy(t *testing.T) {
 func TestRolloutRollsBackOnNotReady(t *testing.T) {
 	x := newRolloutFixture(t, 20)
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	stopped := rolloutsStoppedTotal.WithLabelValues(x.feature.Name, rollout.ReasonNodeNotReady)
+	before, err := metricstestutil.GetCounterMetricValue(stopped)
+	if err != nil {
+		t.Fatal(err)
+	}
 	x.sync(now)
+	if v, err := metricstestutil.GetGaugeMetricValue(rolloutStepGauge.WithLabelValues(x.feature.Name)); err != nil || v != 1 {
+		t.Errorf("rollout_step %v, %v; want 1", v, err)
+	}
+	if v, err := metricstestutil.GetGaugeMetricValue(rolloutCohortGauge.WithLabelValues(x.feature.Name)); err != nil || v != 1 {
+		t.Errorf("rollout_cohort_members %v, %v; want 1", v, err)
+	}
 	member := x.members()[0]
 	x.report(member, true)
 	x.setNode(member, false)
@@ -173,6 +185,18 @@ func TestRolloutRollsBackOnNotReady(t *testing.T) {
 	}
 	if ev == nil || ev.eventType != corev1.EventTypeWarning {
 		t.Errorf("event %+v, want a warning", ev)
+	}
+	if after, err := metricstestutil.GetCounterMetricValue(stopped); err != nil || after != before+1 {
+		t.Errorf("rollouts_stopped_total{reason=NodeNotReady} went from %v to %v (%v), want one more", before, after, err)
+	}
+	for _, phase := range []featuresv1alpha1.FeatureRolloutPhase{featuresv1alpha1.FeatureRolloutRolledBack, featuresv1alpha1.FeatureRolloutProgressing} {
+		want := 0.0
+		if phase == featuresv1alpha1.FeatureRolloutRolledBack {
+			want = 1
+		}
+		if v, err := metricstestutil.GetGaugeMetricValue(rolloutPhaseGauge.WithLabelValues(x.feature.Name, string(phase))); err != nil || v != want {
+			t.Errorf("rollout_phase{phase=%s} %v, %v; want %v", phase, v, err, want)
+		}
 	}
 	if c := meta.FindStatusCondition(x.feature.Status.Conditions, featuresv1alpha1.FeatureConditionProgressing); c == nil || c.Status != metav1.ConditionFalse || c.Reason != rollout.ReasonNodeNotReady {
 		t.Errorf("Progressing condition %+v", c)
