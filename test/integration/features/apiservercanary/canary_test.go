@@ -240,15 +240,7 @@ func TestCanaryOnAPIServers(t *testing.T) {
 	// A healthy rollout to On.
 	began := time.Now()
 	startRollout(t, clients[0], featuresv1alpha1.FeatureDesiredStateOn, 5*time.Second)
-	first := o.until(t, began, time.Minute, "the first step's canary reports On", func(s snapshot) bool {
-		r := s.rollout
-		if r == nil || r.To != featuresv1alpha1.FeatureDesiredStateOn || r.Step != 1 || r.Phase != featuresv1alpha1.FeatureRolloutProgressing {
-			return false
-		}
-		m := members(r, ids)
-		return len(m) == 1 && s.reported[m[0]]
-	})
-	canary := members(first.rollout, ids)[0]
+	first, canary := o.firstStep(t, began, featuresv1alpha1.FeatureDesiredStateOn)
 	if first.rollout.Scope != featuresv1alpha1.FeatureRolloutScopeAPIServers || first.rollout.Members != 1 || first.rollout.Candidates != 3 {
 		t.Errorf("the first step: %+v, want 1 of 3 apiservers", first.rollout)
 	}
@@ -268,44 +260,11 @@ func TestCanaryOnAPIServers(t *testing.T) {
 	t.Logf("healthy rollout on apiservers: canary %s reported On %s after the start; all three On, Complete, %s after",
 		canary, first.at.Sub(began).Round(time.Millisecond), complete.at.Sub(began).Round(time.Millisecond))
 
-	// A rollout back to Off whose canary restarts in the first step.
-	began = time.Now()
-	startRollout(t, clients[0], featuresv1alpha1.FeatureDesiredStateOff, 300*time.Second)
-	first = o.until(t, began, time.Minute, "the first step's canary reports Off", func(s snapshot) bool {
-		r := s.rollout
-		if r == nil || r.To != featuresv1alpha1.FeatureDesiredStateOff || r.Step != 1 || r.Phase != featuresv1alpha1.FeatureRolloutProgressing {
-			return false
-		}
-		m := members(r, ids)
-		return len(m) == 1 && !s.reported[m[0]]
-	})
-	canary = members(first.rollout, ids)[0]
-	i := slices.Index(ids, canary)
-	t.Logf("restarting the canary %s (%s)", hosts[i], canary)
-	fault := time.Now()
-	servers[i].Restart(t, flags()...)
-	stopped := o.until(t, fault, 2*time.Minute, "the rollout stops and rolls back", func(s snapshot) bool {
-		return s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateOff && s.rollout.Phase.Final()
-	})
-	if stopped.rollout.Phase != featuresv1alpha1.FeatureRolloutRolledBack ||
-		(stopped.rollout.Reason != "Restarted" && stopped.rollout.Reason != "APIServerNotLive") {
-		t.Fatalf("after the canary restarted: %+v, want RolledBack for Restarted or APIServerNotLive", stopped.rollout)
-	}
-	back := o.until(t, stopped.at, 2*time.Minute, "the canary back at On", func(s snapshot) bool {
-		return s.reported[ids[0]] && s.reported[ids[1]] && s.reported[ids[2]]
-	})
-	for _, s := range o.between(began, back.at) {
-		for id, on := range s.reported {
-			if !on && id != canary {
-				t.Errorf("%s reported Off during the rollout, whose cohort is %s alone", id, canary)
-			}
-		}
-	}
-	t.Logf("faulty rollout on apiservers, graceful restart: %s (%s); restart to rolled back %s, rolled back to the canary at the old value %s",
-		stopped.rollout.Reason, stopped.rollout.Message, stopped.at.Sub(fault).Round(time.Millisecond), back.at.Sub(stopped.at).Round(time.Millisecond))
-
-	// Again, with the canary killed and started again. Back and forth
-	// first: the desired state back to On ends the rolled back rollout.
+	// Rollouts back to Off whose canary restarts in the first step.
+	byID := func(id string) *harness.APIServerProcess { return servers[slices.Index(ids, id)] }
+	o.faultyRollout(t, clients[0], "stopped gracefully and started", func(canary string) { byID(canary).Restart(t, flags()...) })
+	// Back and forth: the desired state back to On ends the rolled back
+	// rollout at once.
 	began = time.Now()
 	if _, err := clients[0].FeaturesV1alpha1().Features("kube-system").Patch(ctx, featuresv1alpha1.FeatureName(gate), types.MergePatchType,
 		[]byte(`{"spec":{"desiredState":"On"}}`), metav1.PatchOptions{}); err != nil {
@@ -314,31 +273,49 @@ func TestCanaryOnAPIServers(t *testing.T) {
 	o.until(t, began, time.Minute, "the rollout back to On completes at once", func(s snapshot) bool {
 		return s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateOn && s.rollout.Phase == featuresv1alpha1.FeatureRolloutComplete
 	})
-	began = time.Now()
-	startRollout(t, clients[0], featuresv1alpha1.FeatureDesiredStateOff, 300*time.Second)
-	first = o.until(t, began, time.Minute, "the first step's canary reports Off", func(s snapshot) bool {
+	o.faultyRollout(t, clients[0], "killed and started", func(canary string) {
+		byID(canary).Kill()
+		byID(canary).Start(t)
+	})
+}
+
+// firstStep waits, from since, for the first step of the rollout to to,
+// with its one canary reporting to, and returns that snapshot and the
+// canary.
+func (o *observer) firstStep(t *testing.T, since time.Time, to featuresv1alpha1.FeatureDesiredState) (snapshot, string) {
+	t.Helper()
+	first := o.until(t, since, time.Minute, "the first step's canary reports "+string(to), func(s snapshot) bool {
 		r := s.rollout
-		if r == nil || r.To != featuresv1alpha1.FeatureDesiredStateOff || r.Step != 1 || r.Phase != featuresv1alpha1.FeatureRolloutProgressing {
+		if r == nil || r.To != to || r.Step != 1 || r.Phase != featuresv1alpha1.FeatureRolloutProgressing {
 			return false
 		}
-		m := members(r, ids)
-		return len(m) == 1 && !s.reported[m[0]]
+		m := members(r, o.ids)
+		return len(m) == 1 && s.reported[m[0]] == (to == featuresv1alpha1.FeatureDesiredStateOn)
 	})
-	canary = members(first.rollout, ids)[0]
-	i = slices.Index(ids, canary)
-	t.Logf("killing and starting the canary %s (%s)", hosts[i], canary)
-	fault = time.Now()
-	servers[i].Kill()
-	servers[i].Start(t)
-	stopped = o.until(t, fault, 2*time.Minute, "the rollout stops and rolls back", func(s snapshot) bool {
+	return first, members(first.rollout, o.ids)[0]
+}
+
+// faultyRollout rolls the gate out from On to Off, calls fault with the
+// canary once it reports Off in the first step, and checks that the
+// rollout rolls back (Restarted or APIServerNotLive), that the canary
+// returns to On and that no other apiserver ever left it.
+func (o *observer) faultyRollout(t *testing.T, client kubernetes.Interface, how string, fault func(canary string)) {
+	t.Helper()
+	began := time.Now()
+	startRollout(t, client, featuresv1alpha1.FeatureDesiredStateOff, 300*time.Second)
+	_, canary := o.firstStep(t, began, featuresv1alpha1.FeatureDesiredStateOff)
+	t.Logf("the canary %s: %s", canary, how)
+	faulted := time.Now()
+	fault(canary)
+	stopped := o.until(t, faulted, 2*time.Minute, "the rollout stops and rolls back", func(s snapshot) bool {
 		return s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateOff && s.rollout.Phase.Final()
 	})
 	if stopped.rollout.Phase != featuresv1alpha1.FeatureRolloutRolledBack ||
 		(stopped.rollout.Reason != "Restarted" && stopped.rollout.Reason != "APIServerNotLive") {
-		t.Fatalf("after the canary was killed and started: %+v, want RolledBack for Restarted or APIServerNotLive", stopped.rollout)
+		t.Fatalf("after the canary was %s: %+v, want RolledBack for Restarted or APIServerNotLive", how, stopped.rollout)
 	}
-	back = o.until(t, stopped.at, 2*time.Minute, "the canary back at On", func(s snapshot) bool {
-		return s.reported[ids[0]] && s.reported[ids[1]] && s.reported[ids[2]]
+	back := o.until(t, stopped.at, 2*time.Minute, "the canary back at On", func(s snapshot) bool {
+		return s.reported[o.ids[0]] && s.reported[o.ids[1]] && s.reported[o.ids[2]]
 	})
 	for _, s := range o.between(began, back.at) {
 		for id, on := range s.reported {
@@ -347,6 +324,6 @@ func TestCanaryOnAPIServers(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("faulty rollout on apiservers, killed and started: %s (%s); kill to rolled back %s, rolled back to the canary at the old value %s",
-		stopped.rollout.Reason, stopped.rollout.Message, stopped.at.Sub(fault).Round(time.Millisecond), back.at.Sub(stopped.at).Round(time.Millisecond))
+	t.Logf("faulty rollout on apiservers, canary %s: %s (%s); fault to rolled back %s, rolled back to the canary at the old value %s",
+		how, stopped.rollout.Reason, stopped.rollout.Message, stopped.at.Sub(faulted).Round(time.Millisecond), back.at.Sub(stopped.at).Round(time.Millisecond))
 }
