@@ -42,6 +42,7 @@ import (
 	restclient "k8s.io/client-go/rest"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/crdbindings"
+	"k8s.io/kubernetes/test/integration/authutil"
 	"k8s.io/kubernetes/test/integration/features/harness"
 )
 
@@ -148,16 +149,9 @@ func TestGatedCustomResourceFields(t *testing.T) {
 
 	// A tenant who may create CRDs but not read the vendor's Features
 	// cannot bind to them; nothing is created.
-	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "crd-author"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"create", "get"}}}},
-		metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "crd-author"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "crd-author"},
-		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "tenant"}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	// The grant waits until the authorizer's cache holds it.
+	authutil.GrantUserAuthorization(t, ctx, admin, "tenant",
+		rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"create", "get"}})
 	tenantCfg := restclient.CopyConfig(apiserver.ClientConfig())
 	tenantCfg.Impersonate = restclient.ImpersonationConfig{UserName: "tenant"}
 	_, err := apiextensionsclient.NewForConfigOrDie(tenantCfg).ApiextensionsV1().CustomResourceDefinitions().Create(ctx,

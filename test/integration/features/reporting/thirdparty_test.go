@@ -26,8 +26,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -37,6 +39,7 @@ import (
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 
+	"k8s.io/kubernetes/test/integration/authutil"
 	"k8s.io/kubernetes/test/integration/features/harness"
 )
 
@@ -90,6 +93,7 @@ func TestThirdPartyReporter(t *testing.T) {
 	if _, err := admin.RbacV1().RoleBindings(tenant).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	granted(ctx, t, admin, role, component)
 	config := restclient.CopyConfig(apiserver.ClientConfig())
 	config.Impersonate = restclient.ImpersonationConfig{UserName: operator,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + tenant, "system:authenticated"}}
@@ -287,6 +291,22 @@ func bind(ctx context.Context, t *testing.T, admin kubernetes.Interface, role *r
 	}
 	if _, err := admin.RbacV1().RoleBindings(role.Namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	granted(ctx, t, admin, role, sa)
+}
+
+// granted waits until the authorizer's cache holds the binding of role to
+// the service account sa of its namespace: each rule's first verb on its
+// first resource (and name) is allowed.
+func granted(ctx context.Context, t *testing.T, admin kubernetes.Interface, role *rbacv1.Role, sa string) {
+	t.Helper()
+	for _, rule := range role.Rules {
+		var name string
+		if len(rule.ResourceNames) > 0 {
+			name = rule.ResourceNames[0]
+		}
+		authutil.WaitForNamedAuthorizationUpdate(t, ctx, admin.AuthorizationV1(), serviceaccount.MakeUsername(role.Namespace, sa), role.Namespace,
+			rule.Verbs[0], name, schema.GroupResource{Group: rule.APIGroups[0], Resource: rule.Resources[0]}, true)
 	}
 }
 

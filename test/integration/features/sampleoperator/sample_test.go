@@ -30,6 +30,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,13 +94,16 @@ type applier struct {
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
-// create creates obj, waiting up to 30 s for its resource to be served.
+// create creates obj, waiting up to a minute for its resource to be
+// served; a CustomResourceDefinition it waits for until it is established.
+// A failure names the last answer, and whether discovery knew the kind.
 func (a *applier) create(obj *unstructured.Unstructured) error {
 	a.t.Helper()
+	const timeout = time.Minute
+	gvk := obj.GroupVersionKind()
+	var mapping *meta.RESTMapping
 	var err error
-	_ = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		var mapping *meta.RESTMapping
-		gvk := obj.GroupVersionKind()
+	polled := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		if mapping, err = a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 			a.mapper.Reset()
 			return false, nil
@@ -108,10 +112,37 @@ func (a *applier) create(obj *unstructured.Unstructured) error {
 		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 			client = a.dyn.Resource(mapping.Resource).Namespace(obj.GetNamespace())
 		}
-		_, err = client.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{})
+		// A request cut by the poll's deadline leaves the answer before it.
+		_, created := client.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{})
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		err = created
 		return !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err), nil
 	})
-	return err
+	if polled != nil {
+		if err == nil {
+			err = polled
+		}
+		return fmt.Errorf("%s %s not created in %v (discovery knew the kind: %t): %w", gvk.Kind, obj.GetName(), timeout, mapping != nil, err)
+	}
+	if err != nil || gvk.Kind != "CustomResourceDefinition" {
+		return err
+	}
+	crds := a.dyn.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+	return wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		crd, err := crds.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+		for _, c := range conditions {
+			if c, ok := c.(map[string]interface{}); ok && c["type"] == string(apiextensionsv1.Established) && c["status"] == "True" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
 }
 
 // TestSampleOperator installs the sample operator from its manifests
@@ -173,8 +204,11 @@ func TestSampleOperator(t *testing.T) {
 		}
 		return f
 	}
+	// waitFor logs how long each wait took, so that a slow machine shows
+	// where its time went.
 	waitFor := func(what string, timeout time.Duration, cond func() bool) {
 		t.Helper()
+		defer func(start time.Time) { t.Logf("%s: %v", what, time.Since(start).Round(time.Millisecond)) }(time.Now())
 		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 			select {
 			case err := <-done:
