@@ -384,13 +384,23 @@ func expectNotServed(t *testing.T, kube kubernetes.Interface, gvr schema.GroupVe
 	if gvr == pcrGVR {
 		path = "/apis/" + gvr.Group + "/" + gvr.Version + "/namespaces/" + turningOffNamespace + "/" + gvr.Resource
 	}
+	// Each apiserver stops serving once its informer sees the Feature Off,
+	// a moment after the status says so; allow that moment, as discovery.
 	for _, verb := range []string{"GET", "POST", "DELETE"} {
-		status := 0
-		err := kube.CoreV1().RESTClient().Verb(verb).AbsPath(path).Body([]byte("{}")).Do(context.Background()).StatusCode(&status).Error()
-		// A 404 whose body is not a Status leaves status 0 and a NotFound
-		// error (the group-version is not served at all).
+		var status int
+		var err error
+		start := time.Now()
+		_ = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			status = 0
+			err = kube.CoreV1().RESTClient().Verb(verb).AbsPath(path).Body([]byte("{}")).Do(ctx).StatusCode(&status).Error()
+			// A 404 whose body is not a Status leaves status 0 and a NotFound
+			// error (the group-version is not served at all).
+			return status == 404 || apierrors.IsNotFound(err), nil
+		})
 		if status != 404 && !apierrors.IsNotFound(err) {
-			t.Errorf("%s %s once Off: %d (%v), want 404", verb, path, status, err)
+			t.Errorf("%s %s once Off: %d (%v) for 10s, want 404", verb, path, status, err)
+		} else if waited := time.Since(start); waited > 200*time.Millisecond {
+			t.Logf("%s %s: 404 %.1fs after the Feature was seen Off", verb, path, waited.Seconds())
 		}
 	}
 	checkDiscovery(t, kube, gvr, false)
