@@ -624,7 +624,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	stored, err := c.lister.Features(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
-		c.rollouts.forget(key)
+		c.rollouts.drop(key)
 		return 0, c.targets.forget(ctx, namespace, name)
 	}
 	if err != nil {
@@ -658,7 +658,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	leads := c.elector.Leads(f, true)
 	c.elector.Observe(leader.Key(f), leads)
 	if !leads {
-		c.rollouts.forget(leader.Key(f))
+		c.rollouts.drop(leader.Key(f))
 		return 0, nil
 	}
 	if current := featuresv1alpha1.FeatureName(f.Spec.Gate); f.Name != current {

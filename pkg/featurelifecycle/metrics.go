@@ -101,22 +101,40 @@ var rolloutPhases = []featuresv1alpha1.FeatureRolloutPhase{featuresv1alpha1.Feat
 	featuresv1alpha1.FeatureRolloutFailed, featuresv1alpha1.FeatureRolloutRolledBack, featuresv1alpha1.FeatureRolloutAborted,
 	featuresv1alpha1.FeatureRolloutComplete}
 
-// observeRollout sets the rollout metrics of the Feature named feature to
-// r, its leader's status.rollout (nil: no rollout).
-func observeRollout(feature string, r *featuresv1alpha1.FeatureRolloutStatus) {
+// observeRollout sets the rollout metrics of f to r, its leader's
+// status.rollout; nil (no rollout any more) deletes its series. Only
+// Kubernetes' own gates roll out in steps (the FeatureStatus plugin refuses
+// a rollout of any other Feature), and the gauges say one Feature's rollout
+// each, so a Feature outside kube-system has none: folded into
+// ThirdPartyMetricFeature, as the other metrics are, they would mean nothing.
+func observeRollout(f *featuresv1alpha1.Feature, r *featuresv1alpha1.FeatureRolloutStatus) {
+	if f.Namespace != KubeNamespace {
+		return
+	}
+	if r == nil {
+		forgetRollout(f.Name)
+		return
+	}
 	for _, phase := range rolloutPhases {
 		v := 0.0
-		if r != nil && r.Phase == phase {
+		if r.Phase == phase {
 			v = 1
 		}
-		rolloutPhaseGauge.WithLabelValues(feature, string(phase)).Set(v)
+		rolloutPhaseGauge.WithLabelValues(f.Name, string(phase)).Set(v)
 	}
-	var step, members float64
-	if r != nil {
-		step, members = float64(r.Step), float64(r.Members)
+	rolloutStepGauge.WithLabelValues(f.Name).Set(float64(r.Step))
+	rolloutCohortGauge.WithLabelValues(f.Name).Set(float64(r.Members))
+}
+
+// forgetRollout deletes the rollout gauges of the kube-system Feature named
+// feature: its rollout ended, this apiserver no longer leads it, or it is
+// gone. The stop counter stays, as counters do.
+func forgetRollout(feature string) {
+	for _, phase := range rolloutPhases {
+		rolloutPhaseGauge.DeleteLabelValues(feature, string(phase))
 	}
-	rolloutStepGauge.WithLabelValues(feature).Set(step)
-	rolloutCohortGauge.WithLabelValues(feature).Set(members)
+	rolloutStepGauge.DeleteLabelValues(feature)
+	rolloutCohortGauge.DeleteLabelValues(feature)
 }
 
 // RegisterMetrics registers the controller's metrics in the legacy registry.

@@ -204,7 +204,7 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 		// No rollout (any more): the components follow spec.desiredState.
 		r.forget(leader.Key(f))
 		if status.Rollout != nil {
-			observeRollout(f.Name, nil)
+			observeRollout(f, nil)
 		}
 		status.Rollout = nil
 		meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
@@ -289,7 +289,7 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 		}
 	}
 	status.Rollout = out
-	observeRollout(f.Name, out)
+	observeRollout(f, out)
 	progressing := out.Phase == featuresv1alpha1.FeatureRolloutProgressing || out.Phase == featuresv1alpha1.FeatureRolloutComplete
 	transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing, progressing, f.Generation,
 		out.Reason, out.Message, metav1.NewTime(now))
@@ -299,7 +299,7 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 	ev := &rolloutEvent{eventType: corev1.EventTypeNormal, reason: "Rollout" + out.Reason, message: out.Message}
 	if out.Phase == featuresv1alpha1.FeatureRolloutRolledBack || out.Phase == featuresv1alpha1.FeatureRolloutFailed {
 		ev.eventType = corev1.EventTypeWarning
-		rolloutsStoppedTotal.WithLabelValues(f.Name, out.Reason).Inc()
+		rolloutsStoppedTotal.WithLabelValues(metricFeature(f), out.Reason).Inc()
 	}
 	return requeue, ev, nil
 }
@@ -406,6 +406,16 @@ func (r *rollouts) forget(key string) {
 	if w := r.windows[key]; w != nil {
 		w.disarm()
 		delete(r.windows, key)
+	}
+}
+
+// drop forgets the Feature with key (namespace/name) altogether: it is
+// gone, or this apiserver no longer leads it. Its request window ends and
+// its rollout gauges go, so that only the leader exports them.
+func (r *rollouts) drop(key string) {
+	r.forget(key)
+	if namespace, name, err := cache.SplitMetaNamespaceKey(key); err == nil && namespace == KubeNamespace {
+		forgetRollout(name)
 	}
 }
 

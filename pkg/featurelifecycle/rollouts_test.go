@@ -359,3 +359,46 @@ func nodeRequest(c *noderequests.Counter, node string, fail bool) {
 	ctx = request.WithUser(ctx, &user.DefaultInfo{Name: "system:node:" + node, Groups: []string{user.NodesGroup}})
 	h.ServeHTTP(httptest.NewRecorder(), req.WithContext(ctx))
 }
+
+// TestRolloutGaugesLeaveWithTheRollout: only a leader with a rollout
+// exports its gauges; they go when the rollout ends, when the leader no
+// longer leads the Feature, and for a Feature outside kube-system there are
+// none.
+func TestRolloutGaugesLeaveWithTheRollout(t *testing.T) {
+	RegisterMetrics()
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	// exported deletes the gauges of name and says whether there were any.
+	exported := func(name string) bool {
+		step := rolloutStepGauge.DeleteLabelValues(name)
+		members := rolloutCohortGauge.DeleteLabelValues(name)
+		phase := rolloutPhaseGauge.DeleteLabelValues(name, string(featuresv1alpha1.FeatureRolloutProgressing))
+		return step || members || phase
+	}
+
+	x := newRolloutFixture(t, 20)
+	x.feature.Name = "gauges-with-the-rollout"
+	x.sync(now)
+	if v, err := metricstestutil.GetGaugeMetricValue(rolloutStepGauge.WithLabelValues(x.feature.Name)); err != nil || v != 1 {
+		t.Fatalf("rollout_step %v, %v; want 1", v, err)
+	}
+	x.feature.Spec.Rollout = nil
+	x.sync(now.Add(time.Second))
+	if exported(x.feature.Name) {
+		t.Error("the gauges of a Feature whose rollout ended are still exported")
+	}
+
+	x = newRolloutFixture(t, 20)
+	x.feature.Name = "gauges-with-the-leader"
+	x.sync(now)
+	x.r.drop(x.feature.Namespace + "/" + x.feature.Name)
+	if exported(x.feature.Name) {
+		t.Error("the gauges of a Feature this apiserver no longer leads are still exported")
+	}
+
+	x = newRolloutFixture(t, 20)
+	x.feature.Name, x.feature.Namespace = "gauges-of-a-tenant", "tenant"
+	x.sync(now)
+	if exported(x.feature.Name) || exported(ThirdPartyMetricFeature) {
+		t.Error("a Feature outside kube-system has rollout gauges")
+	}
+}
