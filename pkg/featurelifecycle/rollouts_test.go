@@ -162,6 +162,7 @@ func TestRolloutWidensWhileHealthy(t *testing.T) {
 }
 
 func TestRolloutRollsBackOnNotReady(t *testing.T) {
+	RegisterMetrics() // unregistered metrics record nothing
 	x := newRolloutFixture(t, 20)
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	stopped := rolloutsStoppedTotal.WithLabelValues(x.feature.Name, rollout.ReasonNodeNotReady)
