@@ -59,9 +59,10 @@ featureflags::test_srcdir() {
   export TEST_SRCDIR="${dir}" TEST_WORKSPACE=.
 }
 
-# featureflags::log prints a status line.
+# featureflags::log prints a status line with the time (UTC), so that a
+# log of a long run (make verify, .ci/run) shows where its time went.
 featureflags::log() {
-  echo "+++ $*" >&2
+  echo "+++ [$(date -u +%H:%M:%S)] $*" >&2
 }
 
 # featureflags::tree::link_etcd makes our etcd the one upstream's scripts in
