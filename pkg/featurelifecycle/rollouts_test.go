@@ -162,7 +162,6 @@ func TestRolloutWidensWhileHealthy(t *testing.T) {
 }
 
 func TestRolloutRollsBackOnNotReady(t *testing.T) {
-	RegisterMetrics() // unregistered metrics record nothing
 	x := newRolloutFixture(t, 20)
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	stopped := rolloutsStoppedTotal.WithLabelValues(x.feature.Name, rollout.ReasonNodeNotReady)
@@ -366,7 +365,6 @@ func nodeRequest(c *noderequests.Counter, node string, fail bool) {
 // longer leads the Feature, and for a Feature outside kube-system there are
 // none.
 func TestRolloutGaugesLeaveWithTheRollout(t *testing.T) {
-	RegisterMetrics()
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	// exported deletes the gauges of name and says whether there were any.
 	exported := func(name string) bool {

@@ -32,7 +32,6 @@ import (
 // TestVersionSafety: the conditions follow the generated version changes
 // of this binary, for one Feature, with stable messages.
 func TestVersionSafety(t *testing.T) {
-	RegisterMetrics() // unregistered metrics record nothing
 	vc, err := inventory.LoadVersionChanges()
 	if err != nil {
 		t.Fatal(err)
