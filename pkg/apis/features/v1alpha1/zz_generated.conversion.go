@@ -68,11 +68,6 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureDeclaredTask)(nil), (*features.FeatureDeclaredTask)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureDeclaredTask_To_features_FeatureDeclaredTask(a.(*featuresv1alpha1.FeatureDeclaredTask), b.(*features.FeatureDeclaredTask), scope)
-	}); err != nil {
-		return err
-	}
 	if err := s.AddGeneratedConversionFunc((*features.FeatureDeclaredTask)(nil), (*featuresv1alpha1.FeatureDeclaredTask)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_features_FeatureDeclaredTask_To_v1alpha1_FeatureDeclaredTask(a.(*features.FeatureDeclaredTask), b.(*featuresv1alpha1.FeatureDeclaredTask), scope)
 	}); err != nil {
@@ -158,11 +153,6 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureRolloutStatus)(nil), (*features.FeatureRolloutStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureRolloutStatus_To_features_FeatureRolloutStatus(a.(*featuresv1alpha1.FeatureRolloutStatus), b.(*features.FeatureRolloutStatus), scope)
-	}); err != nil {
-		return err
-	}
 	if err := s.AddGeneratedConversionFunc((*features.FeatureRolloutStatus)(nil), (*featuresv1alpha1.FeatureRolloutStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_features_FeatureRolloutStatus_To_v1alpha1_FeatureRolloutStatus(a.(*features.FeatureRolloutStatus), b.(*featuresv1alpha1.FeatureRolloutStatus), scope)
 	}); err != nil {
@@ -178,18 +168,8 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureSpec)(nil), (*features.FeatureSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(a.(*featuresv1alpha1.FeatureSpec), b.(*features.FeatureSpec), scope)
-	}); err != nil {
-		return err
-	}
 	if err := s.AddGeneratedConversionFunc((*features.FeatureSpec)(nil), (*featuresv1alpha1.FeatureSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_features_FeatureSpec_To_v1alpha1_FeatureSpec(a.(*features.FeatureSpec), b.(*featuresv1alpha1.FeatureSpec), scope)
-	}); err != nil {
-		return err
-	}
-	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureStatus)(nil), (*features.FeatureStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(a.(*featuresv1alpha1.FeatureStatus), b.(*features.FeatureStatus), scope)
 	}); err != nil {
 		return err
 	}
@@ -218,18 +198,8 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureTargetRollout)(nil), (*features.FeatureTargetRollout)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureTargetRollout_To_features_FeatureTargetRollout(a.(*featuresv1alpha1.FeatureTargetRollout), b.(*features.FeatureTargetRollout), scope)
-	}); err != nil {
-		return err
-	}
 	if err := s.AddGeneratedConversionFunc((*features.FeatureTargetRollout)(nil), (*featuresv1alpha1.FeatureTargetRollout)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_features_FeatureTargetRollout_To_v1alpha1_FeatureTargetRollout(a.(*features.FeatureTargetRollout), b.(*featuresv1alpha1.FeatureTargetRollout), scope)
-	}); err != nil {
-		return err
-	}
-	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureTargetSpec)(nil), (*features.FeatureTargetSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_FeatureTargetSpec_To_features_FeatureTargetSpec(a.(*featuresv1alpha1.FeatureTargetSpec), b.(*features.FeatureTargetSpec), scope)
 	}); err != nil {
 		return err
 	}
@@ -255,6 +225,36 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*features.FeatureUse)(nil), (*featuresv1alpha1.FeatureUse)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_features_FeatureUse_To_v1alpha1_FeatureUse(a.(*features.FeatureUse), b.(*featuresv1alpha1.FeatureUse), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*featuresv1alpha1.FeatureDeclaredTask)(nil), (*features.FeatureDeclaredTask)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureDeclaredTask_To_features_FeatureDeclaredTask(a.(*featuresv1alpha1.FeatureDeclaredTask), b.(*features.FeatureDeclaredTask), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*featuresv1alpha1.FeatureRolloutStatus)(nil), (*features.FeatureRolloutStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureRolloutStatus_To_features_FeatureRolloutStatus(a.(*featuresv1alpha1.FeatureRolloutStatus), b.(*features.FeatureRolloutStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*featuresv1alpha1.FeatureSpec)(nil), (*features.FeatureSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(a.(*featuresv1alpha1.FeatureSpec), b.(*features.FeatureSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*featuresv1alpha1.FeatureStatus)(nil), (*features.FeatureStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(a.(*featuresv1alpha1.FeatureStatus), b.(*features.FeatureStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*featuresv1alpha1.FeatureTargetRollout)(nil), (*features.FeatureTargetRollout)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureTargetRollout_To_features_FeatureTargetRollout(a.(*featuresv1alpha1.FeatureTargetRollout), b.(*features.FeatureTargetRollout), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*featuresv1alpha1.FeatureTargetSpec)(nil), (*features.FeatureTargetSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureTargetSpec_To_features_FeatureTargetSpec(a.(*featuresv1alpha1.FeatureTargetSpec), b.(*features.FeatureTargetSpec), scope)
 	}); err != nil {
 		return err
 	}
@@ -314,7 +314,20 @@ func Convert_features_FeatureCohort_To_v1alpha1_FeatureCohort(in *features.Featu
 }
 
 func autoConvert_v1alpha1_FeatureDeclaration_To_features_FeatureDeclaration(in *featuresv1alpha1.FeatureDeclaration, out *features.FeatureDeclaration, s conversion.Scope) error {
-	*out = *(*features.FeatureDeclaration)(unsafe.Pointer(in))
+	out.PreRelease = features.FeaturePreRelease(in.PreRelease)
+	out.Default = in.Default
+	out.Components = *(*[]string)(unsafe.Pointer(&in.Components))
+	if in.Tasks != nil {
+		in, out := &in.Tasks, &out.Tasks
+		*out = make([]features.FeatureDeclaredTask, len(*in))
+		for i := range *in {
+			if err := Convert_v1alpha1_FeatureDeclaredTask_To_features_FeatureDeclaredTask(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Tasks = nil
+	}
 	return nil
 }
 
@@ -324,7 +337,20 @@ func Convert_v1alpha1_FeatureDeclaration_To_features_FeatureDeclaration(in *feat
 }
 
 func autoConvert_features_FeatureDeclaration_To_v1alpha1_FeatureDeclaration(in *features.FeatureDeclaration, out *featuresv1alpha1.FeatureDeclaration, s conversion.Scope) error {
-	*out = *(*featuresv1alpha1.FeatureDeclaration)(unsafe.Pointer(in))
+	out.PreRelease = featuresv1alpha1.FeaturePreRelease(in.PreRelease)
+	out.Default = in.Default
+	out.Components = *(*[]string)(unsafe.Pointer(&in.Components))
+	if in.Tasks != nil {
+		in, out := &in.Tasks, &out.Tasks
+		*out = make([]featuresv1alpha1.FeatureDeclaredTask, len(*in))
+		for i := range *in {
+			if err := Convert_features_FeatureDeclaredTask_To_v1alpha1_FeatureDeclaredTask(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Tasks = nil
+	}
 	return nil
 }
 
@@ -334,17 +360,18 @@ func Convert_features_FeatureDeclaration_To_v1alpha1_FeatureDeclaration(in *feat
 }
 
 func autoConvert_v1alpha1_FeatureDeclaredTask_To_features_FeatureDeclaredTask(in *featuresv1alpha1.FeatureDeclaredTask, out *features.FeatureDeclaredTask, s conversion.Scope) error {
-	*out = *(*features.FeatureDeclaredTask)(unsafe.Pointer(in))
+	out.Name = in.Name
+	out.Description = in.Description
+	out.Transition = features.FeatureState(in.Transition)
+	out.Owner = in.Owner
 	return nil
 }
 
-// Convert_v1alpha1_FeatureDeclaredTask_To_features_FeatureDeclaredTask is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureDeclaredTask_To_features_FeatureDeclaredTask(in *featuresv1alpha1.FeatureDeclaredTask, out *features.FeatureDeclaredTask, s conversion.Scope) error {
-	return autoConvert_v1alpha1_FeatureDeclaredTask_To_features_FeatureDeclaredTask(in, out, s)
-}
-
 func autoConvert_features_FeatureDeclaredTask_To_v1alpha1_FeatureDeclaredTask(in *features.FeatureDeclaredTask, out *featuresv1alpha1.FeatureDeclaredTask, s conversion.Scope) error {
-	*out = *(*featuresv1alpha1.FeatureDeclaredTask)(unsafe.Pointer(in))
+	out.Name = in.Name
+	out.Description = in.Description
+	out.Transition = featuresv1alpha1.FeatureState(in.Transition)
+	out.Owner = in.Owner
 	return nil
 }
 
@@ -544,17 +571,36 @@ func Convert_features_FeatureRolloutAnalysis_To_v1alpha1_FeatureRolloutAnalysis(
 }
 
 func autoConvert_v1alpha1_FeatureRolloutStatus_To_features_FeatureRolloutStatus(in *featuresv1alpha1.FeatureRolloutStatus, out *features.FeatureRolloutStatus, s conversion.Scope) error {
-	*out = *(*features.FeatureRolloutStatus)(unsafe.Pointer(in))
+	out.Phase = features.FeatureRolloutPhase(in.Phase)
+	out.Scope = features.FeatureRolloutScope(in.Scope)
+	out.From = features.FeatureDesiredState(in.From)
+	out.To = features.FeatureDesiredState(in.To)
+	out.Step = in.Step
+	out.StepStartTime = (*v1.Time)(unsafe.Pointer(in.StepStartTime))
+	if err := Convert_v1alpha1_FeatureCohort_To_features_FeatureCohort(&in.Cohort, &out.Cohort, s); err != nil {
+		return err
+	}
+	out.Candidates = in.Candidates
+	out.Members = in.Members
+	out.Reason = in.Reason
+	out.Message = in.Message
 	return nil
 }
 
-// Convert_v1alpha1_FeatureRolloutStatus_To_features_FeatureRolloutStatus is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureRolloutStatus_To_features_FeatureRolloutStatus(in *featuresv1alpha1.FeatureRolloutStatus, out *features.FeatureRolloutStatus, s conversion.Scope) error {
-	return autoConvert_v1alpha1_FeatureRolloutStatus_To_features_FeatureRolloutStatus(in, out, s)
-}
-
 func autoConvert_features_FeatureRolloutStatus_To_v1alpha1_FeatureRolloutStatus(in *features.FeatureRolloutStatus, out *featuresv1alpha1.FeatureRolloutStatus, s conversion.Scope) error {
-	*out = *(*featuresv1alpha1.FeatureRolloutStatus)(unsafe.Pointer(in))
+	out.Phase = featuresv1alpha1.FeatureRolloutPhase(in.Phase)
+	out.Scope = featuresv1alpha1.FeatureRolloutScope(in.Scope)
+	out.From = featuresv1alpha1.FeatureDesiredState(in.From)
+	out.To = featuresv1alpha1.FeatureDesiredState(in.To)
+	out.Step = in.Step
+	out.StepStartTime = (*v1.Time)(unsafe.Pointer(in.StepStartTime))
+	if err := Convert_features_FeatureCohort_To_v1alpha1_FeatureCohort(&in.Cohort, &out.Cohort, s); err != nil {
+		return err
+	}
+	out.Candidates = in.Candidates
+	out.Members = in.Members
+	out.Reason = in.Reason
+	out.Message = in.Message
 	return nil
 }
 
@@ -584,17 +630,36 @@ func Convert_features_FeatureRolloutStep_To_v1alpha1_FeatureRolloutStep(in *feat
 }
 
 func autoConvert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in *featuresv1alpha1.FeatureSpec, out *features.FeatureSpec, s conversion.Scope) error {
-	*out = *(*features.FeatureSpec)(unsafe.Pointer(in))
+	out.Gate = in.Gate
+	out.DesiredState = features.FeatureDesiredState(in.DesiredState)
+	out.Management = features.FeatureManagement(in.Management)
+	if in.Declaration != nil {
+		in, out := &in.Declaration, &out.Declaration
+		*out = new(features.FeatureDeclaration)
+		if err := Convert_v1alpha1_FeatureDeclaration_To_features_FeatureDeclaration(*in, *out, s); err != nil {
+			return err
+		}
+	} else {
+		out.Declaration = nil
+	}
+	out.Rollout = (*features.FeatureRollout)(unsafe.Pointer(in.Rollout))
 	return nil
 }
 
-// Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in *featuresv1alpha1.FeatureSpec, out *features.FeatureSpec, s conversion.Scope) error {
-	return autoConvert_v1alpha1_FeatureSpec_To_features_FeatureSpec(in, out, s)
-}
-
 func autoConvert_features_FeatureSpec_To_v1alpha1_FeatureSpec(in *features.FeatureSpec, out *featuresv1alpha1.FeatureSpec, s conversion.Scope) error {
-	*out = *(*featuresv1alpha1.FeatureSpec)(unsafe.Pointer(in))
+	out.Gate = in.Gate
+	out.DesiredState = featuresv1alpha1.FeatureDesiredState(in.DesiredState)
+	out.Management = featuresv1alpha1.FeatureManagement(in.Management)
+	if in.Declaration != nil {
+		in, out := &in.Declaration, &out.Declaration
+		*out = new(featuresv1alpha1.FeatureDeclaration)
+		if err := Convert_features_FeatureDeclaration_To_v1alpha1_FeatureDeclaration(*in, *out, s); err != nil {
+			return err
+		}
+	} else {
+		out.Declaration = nil
+	}
+	out.Rollout = (*featuresv1alpha1.FeatureRollout)(unsafe.Pointer(in.Rollout))
 	return nil
 }
 
@@ -615,13 +680,16 @@ func autoConvert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *featuresv1
 	out.UsesResetTime = (*v1.Time)(unsafe.Pointer(in.UsesResetTime))
 	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
 	out.ObservedGeneration = in.ObservedGeneration
-	out.Rollout = (*features.FeatureRolloutStatus)(unsafe.Pointer(in.Rollout))
+	if in.Rollout != nil {
+		in, out := &in.Rollout, &out.Rollout
+		*out = new(features.FeatureRolloutStatus)
+		if err := Convert_v1alpha1_FeatureRolloutStatus_To_features_FeatureRolloutStatus(*in, *out, s); err != nil {
+			return err
+		}
+	} else {
+		out.Rollout = nil
+	}
 	return nil
-}
-
-// Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in *featuresv1alpha1.FeatureStatus, out *features.FeatureStatus, s conversion.Scope) error {
-	return autoConvert_v1alpha1_FeatureStatus_To_features_FeatureStatus(in, out, s)
 }
 
 func autoConvert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.FeatureStatus, out *featuresv1alpha1.FeatureStatus, s conversion.Scope) error {
@@ -636,7 +704,15 @@ func autoConvert_features_FeatureStatus_To_v1alpha1_FeatureStatus(in *features.F
 	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
 	out.ObservedGeneration = in.ObservedGeneration
 	out.AppliesWhileRunning = in.AppliesWhileRunning
-	out.Rollout = (*featuresv1alpha1.FeatureRolloutStatus)(unsafe.Pointer(in.Rollout))
+	if in.Rollout != nil {
+		in, out := &in.Rollout, &out.Rollout
+		*out = new(featuresv1alpha1.FeatureRolloutStatus)
+		if err := Convert_features_FeatureRolloutStatus_To_v1alpha1_FeatureRolloutStatus(*in, *out, s); err != nil {
+			return err
+		}
+	} else {
+		out.Rollout = nil
+	}
 	return nil
 }
 
@@ -673,7 +749,17 @@ func Convert_features_FeatureTarget_To_v1alpha1_FeatureTarget(in *features.Featu
 
 func autoConvert_v1alpha1_FeatureTargetList_To_features_FeatureTargetList(in *featuresv1alpha1.FeatureTargetList, out *features.FeatureTargetList, s conversion.Scope) error {
 	out.ListMeta = in.ListMeta
-	out.Items = *(*[]features.FeatureTarget)(unsafe.Pointer(&in.Items))
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]features.FeatureTarget, len(*in))
+		for i := range *in {
+			if err := Convert_v1alpha1_FeatureTarget_To_features_FeatureTarget(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Items = nil
+	}
 	return nil
 }
 
@@ -684,7 +770,17 @@ func Convert_v1alpha1_FeatureTargetList_To_features_FeatureTargetList(in *featur
 
 func autoConvert_features_FeatureTargetList_To_v1alpha1_FeatureTargetList(in *features.FeatureTargetList, out *featuresv1alpha1.FeatureTargetList, s conversion.Scope) error {
 	out.ListMeta = in.ListMeta
-	out.Items = *(*[]featuresv1alpha1.FeatureTarget)(unsafe.Pointer(&in.Items))
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]featuresv1alpha1.FeatureTarget, len(*in))
+		for i := range *in {
+			if err := Convert_features_FeatureTarget_To_v1alpha1_FeatureTarget(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Items = nil
+	}
 	return nil
 }
 
@@ -694,17 +790,20 @@ func Convert_features_FeatureTargetList_To_v1alpha1_FeatureTargetList(in *featur
 }
 
 func autoConvert_v1alpha1_FeatureTargetRollout_To_features_FeatureTargetRollout(in *featuresv1alpha1.FeatureTargetRollout, out *features.FeatureTargetRollout, s conversion.Scope) error {
-	*out = *(*features.FeatureTargetRollout)(unsafe.Pointer(in))
+	out.Scope = features.FeatureRolloutScope(in.Scope)
+	out.DesiredState = features.FeatureDesiredState(in.DesiredState)
+	if err := Convert_v1alpha1_FeatureCohort_To_features_FeatureCohort(&in.Cohort, &out.Cohort, s); err != nil {
+		return err
+	}
 	return nil
 }
 
-// Convert_v1alpha1_FeatureTargetRollout_To_features_FeatureTargetRollout is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureTargetRollout_To_features_FeatureTargetRollout(in *featuresv1alpha1.FeatureTargetRollout, out *features.FeatureTargetRollout, s conversion.Scope) error {
-	return autoConvert_v1alpha1_FeatureTargetRollout_To_features_FeatureTargetRollout(in, out, s)
-}
-
 func autoConvert_features_FeatureTargetRollout_To_v1alpha1_FeatureTargetRollout(in *features.FeatureTargetRollout, out *featuresv1alpha1.FeatureTargetRollout, s conversion.Scope) error {
-	*out = *(*featuresv1alpha1.FeatureTargetRollout)(unsafe.Pointer(in))
+	out.Scope = featuresv1alpha1.FeatureRolloutScope(in.Scope)
+	out.DesiredState = featuresv1alpha1.FeatureDesiredState(in.DesiredState)
+	if err := Convert_features_FeatureCohort_To_v1alpha1_FeatureCohort(&in.Cohort, &out.Cohort, s); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -714,17 +813,36 @@ func Convert_features_FeatureTargetRollout_To_v1alpha1_FeatureTargetRollout(in *
 }
 
 func autoConvert_v1alpha1_FeatureTargetSpec_To_features_FeatureTargetSpec(in *featuresv1alpha1.FeatureTargetSpec, out *features.FeatureTargetSpec, s conversion.Scope) error {
-	*out = *(*features.FeatureTargetSpec)(unsafe.Pointer(in))
+	out.Gate = in.Gate
+	out.Management = features.FeatureManagement(in.Management)
+	out.DesiredState = features.FeatureDesiredState(in.DesiredState)
+	out.AppliesWhileRunning = in.AppliesWhileRunning
+	if in.Rollout != nil {
+		in, out := &in.Rollout, &out.Rollout
+		*out = new(features.FeatureTargetRollout)
+		if err := Convert_v1alpha1_FeatureTargetRollout_To_features_FeatureTargetRollout(*in, *out, s); err != nil {
+			return err
+		}
+	} else {
+		out.Rollout = nil
+	}
 	return nil
 }
 
-// Convert_v1alpha1_FeatureTargetSpec_To_features_FeatureTargetSpec is an autogenerated conversion function.
-func Convert_v1alpha1_FeatureTargetSpec_To_features_FeatureTargetSpec(in *featuresv1alpha1.FeatureTargetSpec, out *features.FeatureTargetSpec, s conversion.Scope) error {
-	return autoConvert_v1alpha1_FeatureTargetSpec_To_features_FeatureTargetSpec(in, out, s)
-}
-
 func autoConvert_features_FeatureTargetSpec_To_v1alpha1_FeatureTargetSpec(in *features.FeatureTargetSpec, out *featuresv1alpha1.FeatureTargetSpec, s conversion.Scope) error {
-	*out = *(*featuresv1alpha1.FeatureTargetSpec)(unsafe.Pointer(in))
+	out.Gate = in.Gate
+	out.Management = featuresv1alpha1.FeatureManagement(in.Management)
+	out.DesiredState = featuresv1alpha1.FeatureDesiredState(in.DesiredState)
+	out.AppliesWhileRunning = in.AppliesWhileRunning
+	if in.Rollout != nil {
+		in, out := &in.Rollout, &out.Rollout
+		*out = new(featuresv1alpha1.FeatureTargetRollout)
+		if err := Convert_features_FeatureTargetRollout_To_v1alpha1_FeatureTargetRollout(*in, *out, s); err != nil {
+			return err
+		}
+	} else {
+		out.Rollout = nil
+	}
 	return nil
 }
 

@@ -21,7 +21,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,6 +41,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
@@ -80,7 +85,7 @@ func (e *env) namespace(t *testing.T, name string) string {
 func newFeature(gate, name string) *featuresv1alpha1.Feature {
 	return &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: gate, DesiredState: featuresv1alpha1.FeatureDesiredStateOn},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: gate, DesiredState: featuresv1alpha1.FeatureDesiredStateEnabled},
 	}
 }
 
@@ -97,6 +102,7 @@ func TestFeatureAPI(t *testing.T) {
 	t.Run("openapi v3", e.testOpenAPIV3)
 	t.Run("etcd encoding", e.testEtcdEncoding)
 	t.Run("bad input", e.testBadInput)
+	t.Run("kubectl apply", e.testKubectlApply)
 }
 
 func (e *env) testCRUD(t *testing.T) {
@@ -132,7 +138,7 @@ func (e *env) testCRUD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff
+	got.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateDisabled
 	updated, err := client.Update(ctx, got, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -140,11 +146,11 @@ func (e *env) testCRUD(t *testing.T) {
 	if updated.Generation != 2 {
 		t.Fatalf("spec update must bump generation to 2, got %d", updated.Generation)
 	}
-	patched, err := client.Patch(ctx, "my-gate", types.MergePatchType, []byte(`{"spec":{"desiredState":"On"}}`), metav1.PatchOptions{})
+	patched, err := client.Patch(ctx, "my-gate", types.MergePatchType, []byte(`{"spec":{"desiredState":"Enabled"}}`), metav1.PatchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if patched.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || patched.Generation != 3 {
+	if patched.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled || patched.Generation != 3 {
 		t.Fatalf("patch: got desiredState %q generation %d", patched.Spec.DesiredState, patched.Generation)
 	}
 	if err := client.Delete(ctx, "my-gate", metav1.DeleteOptions{}); err != nil {
@@ -177,12 +183,12 @@ func (e *env) testApply(t *testing.T) {
 	client := e.features.FeaturesV1alpha1().Features(ns)
 
 	cfg := featuresapply.Feature("applied-gate", ns).WithSpec(featuresapply.FeatureSpec().
-		WithGate("AppliedGate").WithDesiredState(featuresv1alpha1.FeatureDesiredStateOff))
+		WithGate("AppliedGate").WithDesiredState(featuresv1alpha1.FeatureDesiredStateDisabled))
 	f, err := client.Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
+	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateDisabled {
 		t.Fatalf("apply did not set desiredState: %+v", f.Spec)
 	}
 	// Two managers apply distinct entries of the conditions map list: both
@@ -214,7 +220,7 @@ func (e *env) testApply(t *testing.T) {
 	}
 	// A conflicting apply of spec by another manager is refused without force.
 	other := featuresapply.Feature("applied-gate", ns).WithSpec(featuresapply.FeatureSpec().
-		WithGate("AppliedGate").WithDesiredState(featuresv1alpha1.FeatureDesiredStateOn))
+		WithGate("AppliedGate").WithDesiredState(featuresv1alpha1.FeatureDesiredStateEnabled))
 	if _, err := client.Apply(ctx, other, metav1.ApplyOptions{FieldManager: "someone-else"}); !apierrors.IsConflict(err) {
 		t.Fatalf("expected an apply conflict on spec.desiredState, got %v", err)
 	}
@@ -225,7 +231,7 @@ func (e *env) testStatusSplit(t *testing.T) {
 	ns := e.namespace(t, "status")
 	client := e.features.FeaturesV1alpha1().Features(ns)
 	f := newFeature("SplitGate", "split-gate")
-	f.Status.State = featuresv1alpha1.FeatureStateOn // dropped on create
+	f.Status.State = featuresv1alpha1.FeatureStateEnabled // dropped on create
 	f, err := client.Create(ctx, f, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -234,32 +240,32 @@ func (e *env) testStatusSplit(t *testing.T) {
 		t.Fatalf("create must not set status, got state %q", f.Status.State)
 	}
 
-	f.Status.State = featuresv1alpha1.FeatureStateTurningOff
+	f.Status.State = featuresv1alpha1.FeatureStateDisabling
 	f.Status.Tasks = []featuresv1alpha1.FeatureTask{{Name: "wait-for-uses", Progress: "0/1"}}
-	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff // ignored by /status
+	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateDisabled // ignored by /status
 	f, err = client.UpdateStatus(ctx, f, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || f.Generation != 1 {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled || f.Generation != 1 {
 		t.Fatalf("/status must change status only: state %q desired %q generation %d", f.Status.State, f.Spec.DesiredState, f.Generation)
 	}
 
-	f.Status.State = featuresv1alpha1.FeatureStateOn // ignored by the main resource
-	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff
+	f.Status.State = featuresv1alpha1.FeatureStateEnabled // ignored by the main resource
+	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateDisabled
 	f, err = client.Update(ctx, f, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff || f.Generation != 2 {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateDisabled || f.Generation != 2 {
 		t.Fatalf("update must change spec only: state %q desired %q generation %d", f.Status.State, f.Spec.DesiredState, f.Generation)
 	}
-	list, err := client.List(ctx, metav1.ListOptions{FieldSelector: "status.state=TurningOff"})
+	list, err := client.List(ctx, metav1.ListOptions{FieldSelector: "status.state=Disabling"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Items) != 1 {
-		t.Fatalf("field selector status.state=TurningOff returned %d items", len(list.Items))
+		t.Fatalf("field selector status.state=Disabling returned %d items", len(list.Items))
 	}
 }
 
@@ -271,7 +277,7 @@ func (e *env) testTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Status = featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOn, PreRelease: featuresv1alpha1.FeaturePreReleaseBeta,
+	f.Status = featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateEnabling, PreRelease: featuresv1alpha1.FeaturePreReleaseBeta,
 		Default: ptr.To(true), Version: "1.36", Tasks: []featuresv1alpha1.FeatureTask{{Name: "wait-for-uses"}, {Name: "clear-fields"}}}
 	if _, err := client.UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
@@ -297,7 +303,7 @@ func (e *env) testTable(t *testing.T) {
 		t.Fatalf("expected one row, got %d", len(table.Rows))
 	}
 	cells := fmt.Sprint(table.Rows[0].Cells[:6])
-	if cells != "[table-gate On TurningOn Beta true wait-for-uses (1/2)]" {
+	if cells != "[table-gate Enabled Enabling Beta true wait-for-uses (1/2)]" {
 		t.Fatalf("cells %s", cells)
 	}
 }
@@ -492,6 +498,67 @@ func (e *env) testBadInput(t *testing.T) {
 	}
 	if after.ResourceVersion != good.ResourceVersion {
 		t.Fatalf("rejected writes changed the object: resourceVersion %s -> %s", good.ResourceVersion, after.ResourceVersion)
+	}
+}
+
+// testKubectlApply: kubectl apply, client-side and server-side, of a
+// manifest that writes every desiredState unquoted (YAML 1.1, as kubectl
+// reads it) sets that value; an unquoted On, a YAML boolean, is refused
+// with an error naming the field, and changes nothing.
+func (e *env) testKubectlApply(t *testing.T) {
+	ns := e.namespace(t, "kubectl-apply")
+	dir := t.TempDir()
+	cfg := e.server.ClientConfig
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := clientcmd.WriteToFile(clientcmdapi.Config{
+		Clusters:       map[string]*clientcmdapi.Cluster{"c": {Server: cfg.Host, CertificateAuthorityData: cfg.CAData}},
+		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"u": {Token: cfg.BearerToken}},
+		Contexts:       map[string]*clientcmdapi.Context{"c": {Cluster: "c", AuthInfo: "u", Namespace: ns}},
+		CurrentContext: "c",
+	}, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	kubectl := func(manifest string, args ...string) (string, error) {
+		path := filepath.Join(dir, "feature.yaml")
+		if err := os.WriteFile(path, []byte(manifest), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(harness.Binary(t, "kubectl"), append([]string{"--kubeconfig=" + kubeconfig, "apply", "-f", path}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	manifest := func(desired string) string {
+		return "apiVersion: features.k8s.io/v1alpha1\nkind: Feature\nmetadata:\n  name: applied-gate\nspec:\n  gate: AppliedGate\n  desiredState: " + desired + "\n"
+	}
+	client := e.features.FeaturesV1alpha1().Features(ns)
+	for _, mode := range [][]string{nil, {"--server-side", "--force-conflicts"}} {
+		for _, desired := range []featuresv1alpha1.FeatureDesiredState{featuresv1alpha1.FeatureDesiredStateDisabled, featuresv1alpha1.FeatureDesiredStateEnabled} {
+			if out, err := kubectl(manifest(string(desired)), mode...); err != nil {
+				t.Fatalf("kubectl apply %v of desiredState: %s: %v\n%s", mode, desired, err, out)
+			}
+			f, err := client.Get(context.Background(), "applied-gate", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Spec.DesiredState != desired {
+				t.Errorf("kubectl apply %v of desiredState: %s stored %q", mode, desired, f.Spec.DesiredState)
+			}
+		}
+		before, err := client.Get(context.Background(), "applied-gate", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := kubectl(manifest("On"), mode...)
+		if err == nil || !strings.Contains(out, "desiredState") {
+			t.Errorf("kubectl apply %v of an unquoted desiredState: On (a YAML boolean) must fail naming desiredState, got %v:\n%s", mode, err, out)
+		}
+		t.Logf("kubectl apply %v of desiredState: On: %s", mode, strings.TrimSpace(out))
+		after, err := client.Get(context.Background(), "applied-gate", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.ResourceVersion != before.ResourceVersion {
+			t.Errorf("a refused apply changed the object")
+		}
 	}
 }
 
