@@ -111,16 +111,13 @@ func (r *repository) export(dir string) error {
 	}
 
 	// Uncommitted changes: files of ours are taken from the working copy.
-	status, err := git(dir, nil, nil, "status", "--porcelain", "-z", "--untracked-files=all")
+	changes, err := edits(dir)
 	if err != nil {
 		return err
 	}
 	workingCopy := map[string]bool{}
 	var refused []string
-	for _, e := range strings.Split(string(status), "\x00") {
-		if len(e) < 4 {
-			continue
-		}
+	for _, e := range changes {
 		code, p := e[:2], e[3:]
 		if _, ours := addedBy[p]; ours && (code == " M" || code == "M " || code == "MM") {
 			workingCopy[p] = true

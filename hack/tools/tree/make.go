@@ -19,6 +19,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -100,10 +101,11 @@ func (r *repository) make(dir string, force bool) error {
 		return err
 	}
 	head, _ := gitLine(dir, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
-	status, err := gitLine(dir, nil, nil, "status", "--porcelain")
+	changes, err := edits(dir)
 	if err != nil {
 		return err
 	}
+	status := strings.Join(changes, "\n")
 	if head == parent && status == "" {
 		return nil
 	}
@@ -152,14 +154,11 @@ func excludeByproducts(dir string) error {
 // copy holds what commit has (as after an export, whose edits the new
 // commits hold): then checking commit out loses nothing.
 func sameAsCommit(dir, commit string) bool {
-	status, err := git(dir, nil, nil, "status", "--porcelain", "-z", "--untracked-files=all")
+	changes, err := edits(dir)
 	if err != nil {
 		return false
 	}
-	for _, e := range strings.Split(string(status), "\x00") {
-		if len(e) < 4 {
-			continue
-		}
+	for _, e := range changes {
 		p := e[3:]
 		want, err := gitLine(dir, nil, nil, "rev-parse", "-q", "--verify", commit+":"+p)
 		if err != nil {
@@ -171,6 +170,41 @@ func sameAsCommit(dir, commit string) bool {
 		}
 	}
 	return true
+}
+
+// edits returns the uncommitted changes of dir's working copy as git status
+// --porcelain entries ("XY path"), untracked files included, but not the go
+// command's own bookkeeping: a go.work.sum or go.sum that only gained lines,
+// the checksums any go command run in the tree records (go test, go list
+// -m all). Those are no edit of anyone's: make goes on over them and export
+// leaves them.
+func edits(dir string) ([]string, error) {
+	status, err := git(dir, nil, nil, "status", "--porcelain", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range strings.Split(string(status), "\x00") {
+		if len(e) < 4 {
+			continue
+		}
+		if bookkeeping(dir, e[:2], e[3:]) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// bookkeeping reports whether the change code of path p in dir is the go
+// command's: go.work.sum or a go.sum, modified by added lines only.
+func bookkeeping(dir, code, p string) bool {
+	if code != " M" || (path.Base(p) != "go.work.sum" && path.Base(p) != "go.sum") {
+		return false
+	}
+	numstat, err := gitLine(dir, nil, nil, "diff", "--numstat", "--", p)
+	fields := strings.Fields(numstat)
+	return err == nil && len(fields) == 3 && fields[0] != "0" && fields[1] == "0"
 }
 
 // madeRef records the commit the tree last got from the repository (make)

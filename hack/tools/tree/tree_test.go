@@ -192,6 +192,44 @@ func TestMakeGuards(t *testing.T) {
 	}
 }
 
+// TestGoBookkeepingIsNoEdit: a go command run in the tree adds checksums to
+// go.work.sum; make and export go on as if the tree were clean, and make
+// overwrites it. A real edit still stops make, and its message names it.
+func TestGoBookkeepingIsNoEdit(t *testing.T) {
+	tree := newBase(t)
+	write(t, tree, "go.work.sum", "a v1.0.0 h1:x\n")
+	run(t, tree, "add", "-A")
+	run(t, tree, "commit", "-q", "--amend", "--no-edit")
+	run(t, tree, "tag", "-f", testRelease)
+	write(t, tree, "pkg/ours/a.go", "package ours\n")
+	run(t, tree, "add", "-A")
+	run(t, tree, "commit", "-q", "-m", "ours: add the package")
+	r := newRepository(t)
+	if err := r.export(tree); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+
+	write(t, tree, "go.work.sum", "a v1.0.0 h1:x\nb v1.0.0 h1:y\n")
+	if err := r.make(tree, false); err != nil {
+		t.Errorf("make after a go command added to go.work.sum: %v", err)
+	}
+	write(t, tree, "go.work.sum", "a v1.0.0 h1:x\nb v1.0.0 h1:y\n")
+	if err := r.export(tree); err != nil {
+		t.Errorf("export after a go command added to go.work.sum: %v", err)
+	}
+
+	// Removing a line is no go command's doing; nor is an upstream edit.
+	write(t, tree, "go.work.sum", "")
+	if err := r.make(tree, false); err == nil || !strings.Contains(err.Error(), "go.work.sum") {
+		t.Errorf("make over an edited go.work.sum: %v, want a refusal naming it", err)
+	}
+	run(t, tree, "checkout", "-q", "--", "go.work.sum")
+	write(t, tree, "pkg/upstream/upstream.go", "package upstream\n\nconst A = 3\n")
+	if err := r.make(tree, false); err == nil || !strings.Contains(err.Error(), "pkg/upstream/upstream.go") {
+		t.Errorf("make over an upstream edit: %v, want a refusal naming it", err)
+	}
+}
+
 // TestAssign checks that every file of ours belongs to exactly one commit.
 func TestAssign(t *testing.T) {
 	r := newRepository(t)
