@@ -19,7 +19,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -28,13 +27,15 @@ import (
 
 // export writes the tree's series back into the repository. For each commit
 // from the release to HEAD: the files it adds that upstream does not have
-// are ours, copied to their paths here and listed in its .files (by the
-// largest directories that hold only its files); its changes to upstream's
-// files, with its message, become its .patch. A commit that changes a file
-// of ours an earlier commit added is refused: fold the change into that
-// commit (git commit --fixup, git rebase -i --autosquash). Uncommitted
-// changes to files of ours are taken as they are in the working copy; any
-// other uncommitted change is refused.
+// are ours, copied to their paths here as HEAD has them and listed, one by
+// one, in its .files; its changes to files that exist before it (upstream's,
+// or ours that an earlier commit added), with its message, become its
+// .patch. A later commit may so change a file of ours (a concept's fields
+// added to a type another commit introduced); make recovers the file as
+// the adding commit had it by taking the later changes back. A commit that
+// deletes a file of ours an earlier commit added is refused: fold the
+// deletion into that commit. Uncommitted changes to files of ours are taken
+// as they are in the working copy; any other uncommitted change is refused.
 func (r *repository) export(dir string) error {
 	release, err := r.release()
 	if err != nil {
@@ -53,12 +54,6 @@ func (r *repository) export(dir string) error {
 	}
 	if err := r.unchangedSinceMake(dir); err != nil {
 		return err
-	}
-	upstreamDirs := map[string]bool{}
-	for f := range upstream {
-		for d := path.Dir(f); d != "."; d = path.Dir(d) {
-			upstreamDirs[d] = true
-		}
 	}
 	out, err := gitLine(dir, nil, nil, "rev-list", "--reverse", base+"..HEAD")
 	if err != nil {
@@ -93,10 +88,12 @@ func (r *repository) export(dir string) error {
 			case !isTreePath(p):
 				return fmt.Errorf("commit %s changes %s, which is neither upstream's nor under %s", short(c), p, strings.Join(treeDirs, "/, "))
 			default:
-				if prev, ok := addedBy[p]; ok {
-					return fmt.Errorf("commit %s changes %s, which commit %s added: fold it into that commit (git commit --fixup=%s; git rebase -i --autosquash %s)", short(c), p, short(commits[prev]), short(commits[prev]), release)
+				if prev, ok := addedBy[p]; ok && status == "D" {
+					return fmt.Errorf("commit %s deletes %s, which commit %s added: fold the deletion into that commit (git commit --fixup=%s; git rebase -i --autosquash %s)", short(c), p, short(commits[prev]), short(commits[prev]), release)
 				}
-				ups = append(ups, p) // a file the series itself moved or deleted
+				// A change to a file of ours an earlier commit added, or
+				// a file the series itself moved or deleted.
+				ups = append(ups, p)
 			}
 		}
 		name, err := patchName(dir, c, i+1)
@@ -165,10 +162,6 @@ func (r *repository) export(dir string) error {
 			}
 		}
 	}
-	all := map[string]bool{}
-	for _, p := range ours {
-		all[p] = true
-	}
 	for i, s := range series {
 		if err := os.WriteFile(filepath.Join(r.patchesDir(), s.name+".patch"), s.patch, 0o644); err != nil {
 			return err
@@ -176,7 +169,7 @@ func (r *repository) export(dir string) error {
 		if len(byCommit[i]) == 0 {
 			continue
 		}
-		entries := compress(byCommit[i], all, upstreamDirs)
+		entries := slices.Sorted(slices.Values(byCommit[i]))
 		if err := os.WriteFile(filepath.Join(r.patchesDir(), s.name+".files"), []byte(strings.Join(entries, "\n")+"\n"), 0o644); err != nil {
 			return err
 		}
@@ -265,44 +258,6 @@ func formatPatch(dir, c string, n int, paths []string) ([]byte, error) {
 		return git(dir, nil, nil, args...)
 	}
 	return git(dir, nil, nil, "log", "-1", "--format=From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001%nFrom: %an <%ae>%nDate: %aD%nSubject: %s%n%n%b", c)
-}
-
-// compress lists files by the largest directories (ending in "/") that
-// upstream does not have and all of whose files of ours are in files, and
-// the other files by path.
-func compress(files []string, all map[string]bool, upstreamDirs map[string]bool) []string {
-	in := map[string]bool{}
-	for _, f := range files {
-		in[f] = true
-	}
-	// whole[d] reports whether every file of ours under d is in files.
-	whole := map[string]bool{}
-	for f := range all {
-		for d := path.Dir(f); d != "."; d = path.Dir(d) {
-			if _, seen := whole[d]; !seen {
-				whole[d] = true
-			}
-			if !in[f] {
-				whole[d] = false
-			}
-		}
-	}
-	var entries []string
-	for _, f := range files {
-		entry := f
-		// The shallowest whole directory holding f, below the top level.
-		parts := strings.Split(f, "/")
-		for i := 2; i < len(parts); i++ {
-			d := strings.Join(parts[:i], "/")
-			if whole[d] && !upstreamDirs[d] {
-				entry = d + "/"
-				break
-			}
-		}
-		entries = append(entries, entry)
-	}
-	slices.Sort(entries)
-	return slices.Compact(entries)
 }
 
 func copyFile(src, dst string) error {

@@ -63,21 +63,29 @@ func (r *repository) make(dir string, force bool) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	parent := base
-	for _, s := range specs {
+	headers := make([]patchHeader, len(specs))
+	for i, s := range specs {
 		for _, f := range s.files {
 			if upstream[f] {
 				return fmt.Errorf("%s (in %s.files) is a file of upstream's: change it in the tree and export the commit", f, s.name)
 			}
 		}
-		hdr, err := readPatch(dir, filepath.Join(r.patchesDir(), s.name+".patch"), tmp)
-		if err != nil {
+		if headers[i], err = readPatch(dir, filepath.Join(r.patchesDir(), s.name+".patch"), tmp); err != nil {
 			return fmt.Errorf("%s.patch: %w", s.name, err)
 		}
+	}
+	added, err := addedStates(dir, r.root, specs, headers)
+	if err != nil {
+		return err
+	}
+
+	parent := base
+	for i, s := range specs {
+		hdr := headers[i]
 		if _, err := git(dir, env, nil, "read-tree", parent); err != nil {
 			return err
 		}
-		if err := addFiles(dir, env, r.root, s.files); err != nil {
+		if err := addFiles(dir, env, r.root, s.files, added); err != nil {
 			return err
 		}
 		if hdr.diff != "" {
@@ -241,8 +249,96 @@ func treeFiles(dir, commit string) (map[string]bool, error) {
 	return files, nil
 }
 
-// addFiles writes the repository's files into the object store and the index.
-func addFiles(dir string, env []string, root string, files []string) error {
+// addedStates returns, for each file of ours that a later commit of the
+// series changes, the blob of the file as the commit adding it has it: the
+// repository holds the file as the series' last commit has it, so the
+// later commits' changes to it are taken back, newest first, in a scratch
+// index. Files no later commit changes are not in the map.
+func addedStates(dir, root string, specs []*commitSpec, headers []patchHeader) (map[string]string, error) {
+	addedIn := map[string]int{}
+	for i, s := range specs {
+		for _, f := range s.files {
+			addedIn[f] = i
+		}
+	}
+	changedBy := make([][]string, len(specs)) // per commit, files of ours it changes
+	var changed []string
+	for i, h := range headers {
+		if h.diff == "" {
+			continue
+		}
+		paths, err := diffPaths(h.diff)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			if k, ok := addedIn[p]; ok && k < i {
+				changedBy[i] = append(changedBy[i], p)
+				changed = append(changed, p)
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	slices.Sort(changed)
+	changed = slices.Compact(changed)
+	index := filepath.Join(dir, ".git", "tree-added-index")
+	defer os.Remove(index)
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := git(dir, env, nil, "read-tree", "--empty"); err != nil {
+		return nil, err
+	}
+	if err := addFiles(dir, env, root, changed, nil); err != nil {
+		return nil, err
+	}
+	for i := len(specs) - 1; i >= 0; i-- {
+		if len(changedBy[i]) == 0 {
+			continue
+		}
+		args := []string{"apply", "--cached", "-R", "--whitespace=nowarn"}
+		for _, p := range changedBy[i] {
+			args = append(args, "--include="+p)
+		}
+		if _, err := git(dir, env, nil, append(args, headers[i].diff)...); err != nil {
+			return nil, fmt.Errorf("%s.patch changes %s, which the repository has changed where the patch does; make the change in the tree (hack/tree.sh export takes it back): %w",
+				specs[i].name, strings.Join(changedBy[i], ", "), err)
+		}
+	}
+	out, err := git(dir, env, nil, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	blobs := map[string]string{}
+	for _, e := range strings.Split(string(out), "\x00") {
+		meta, p, ok := strings.Cut(e, "\t")
+		if fields := strings.Fields(meta); ok && len(fields) == 3 {
+			blobs[p] = fields[1]
+		}
+	}
+	return blobs, nil
+}
+
+// diffPaths returns the paths a git diff file changes.
+func diffPaths(diff string) ([]string, error) {
+	b, err := os.ReadFile(diff)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "diff --git a/"); ok {
+			if _, p, ok := strings.Cut(rest, " b/"); ok {
+				paths = append(paths, p)
+			}
+		}
+	}
+	return paths, nil
+}
+
+// addFiles writes the repository's files into the object store and the
+// index; a file with a blob in states gets that blob instead.
+func addFiles(dir string, env []string, root string, files []string, states map[string]string) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -257,6 +353,11 @@ func addFiles(dir string, env []string, root string, files []string) error {
 	hashes := strings.Fields(string(out))
 	if len(hashes) != len(files) {
 		return fmt.Errorf("hash-object gave %d hashes for %d files", len(hashes), len(files))
+	}
+	for i, f := range files {
+		if blob, ok := states[f]; ok {
+			hashes[i] = blob
+		}
 	}
 	var info strings.Builder
 	for i, f := range files {

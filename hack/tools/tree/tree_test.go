@@ -125,8 +125,8 @@ func TestExportThenMake(t *testing.T) {
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("patches/: %v, want %v", names, wantNames)
 	}
-	if got := read(t, r.root, "patches/0001-ours-add-the-package.files"); got != "pkg/ours/\n" {
-		t.Errorf("0001 .files: %q, want the directory", got)
+	if got := read(t, r.root, "patches/0001-ours-add-the-package.files"); got != "pkg/ours/a.go\npkg/ours/sub/b.go\n" {
+		t.Errorf("0001 .files: %q, want each file", got)
 	}
 	if got := read(t, r.root, "patches/0001-ours-add-the-package.patch"); !strings.Contains(got, "+const B = 2") || !strings.Contains(got, "Why it is needed.") || strings.Contains(got, "pkg/ours/a.go") {
 		t.Errorf("0001 .patch should hold the message and the upstream diff only:\n%s", got)
@@ -183,12 +183,60 @@ func TestMakeGuards(t *testing.T) {
 		t.Errorf("export over a repository edit: %v, want a refusal naming the file", err)
 	}
 
-	// A change to a file of ours in a later commit must be folded.
+	// A later commit deleting a file of ours must be folded.
 	write(t, r.root, "pkg/ours/a.go", "package ours\n")
-	write(t, tree, "pkg/ours/a.go", "package ours\n\n// later\n")
-	run(t, tree, "commit", "-q", "-a", "-m", "ours: touch a")
-	if err := r.export(tree); err == nil || !strings.Contains(err.Error(), "fold it into that commit") {
-		t.Errorf("export of a later change to a file of ours: %v, want a refusal", err)
+	run(t, tree, "rm", "-q", "pkg/ours/a.go")
+	run(t, tree, "commit", "-q", "-m", "ours: remove a")
+	if err := r.export(tree); err == nil || !strings.Contains(err.Error(), "fold the deletion into that commit") {
+		t.Errorf("export of a later deletion of a file of ours: %v, want a refusal", err)
+	}
+}
+
+// TestLaterCommitChangesOurFile: a commit adds a type of ours and a later
+// one adds a field to it (a concept's own fields, in its own commit). The
+// repository holds the file as the last commit has it, the later change
+// in that commit's .patch; make builds the same commits, the file as each
+// commit had it; an edit made in the repository where a later change is
+// makes make say so.
+func TestLaterCommitChangesOurFile(t *testing.T) {
+	tree := newBase(t)
+	write(t, tree, "pkg/ours/types.go", "package ours\n\ntype T struct {\n\tA int\n}\n")
+	run(t, tree, "add", "-A")
+	run(t, tree, "commit", "-q", "-m", "ours: add the type")
+	write(t, tree, "pkg/ours/types.go", "package ours\n\ntype T struct {\n\tA int\n\tB int\n}\n")
+	write(t, tree, "pkg/ours/b.go", "package ours\n")
+	run(t, tree, "add", "-A")
+	run(t, tree, "commit", "-q", "-m", "ours: add B")
+	wantLog := run(t, tree, "log", "--format=%T %s", testRelease+"..HEAD")
+
+	r := newRepository(t)
+	if err := r.export(tree); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if got := read(t, r.root, "pkg/ours/types.go"); !strings.Contains(got, "B int") {
+		t.Errorf("the repository holds types.go as the first commit had it:\n%s", got)
+	}
+	if got := read(t, r.root, "patches/0002-ours-add-B.patch"); !strings.Contains(got, "+\tB int") {
+		t.Errorf("0002 .patch should hold the change to types.go:\n%s", got)
+	}
+	if got := read(t, r.root, "patches/0002-ours-add-B.files"); got != "pkg/ours/b.go\n" {
+		t.Errorf("0002 .files: %q", got)
+	}
+	second := newBase(t)
+	if err := r.make(second, false); err != nil {
+		t.Fatalf("make: %v", err)
+	}
+	if got := run(t, second, "log", "--format=%T %s", testRelease+"..HEAD"); got != wantLog {
+		t.Errorf("made commits:\n%s\nwant:\n%s", got, wantLog)
+	}
+	if got := run(t, second, "show", "HEAD^:pkg/ours/types.go"); strings.Contains(got, "B int") {
+		t.Errorf("the first commit's types.go holds the later field:\n%s", got)
+	}
+
+	write(t, r.root, "pkg/ours/types.go", "package ours\n\ntype T struct {\n\tA int\n\tC int\n}\n")
+	third := newBase(t)
+	if err := r.make(third, false); err == nil || !strings.Contains(err.Error(), "0002-ours-add-B.patch changes pkg/ours/types.go") {
+		t.Errorf("make over a repository edit where a later patch changes the file: %v, want an error naming both", err)
 	}
 }
 
