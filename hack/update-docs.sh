@@ -75,21 +75,27 @@ done
 
 # --- the blocks -----------------------------------------------------------
 
-# provenance <data file> prints the line that names where a block comes from.
+# provenance <data file> prints the line that names where a block comes
+# from: the script that wrote it, the series tip and the machine; or, for a
+# file written by hand (transcribed from an earlier run's record, or a
+# placeholder), what its header says of itself.
 provenance() {
-  local file=$1
-  local by tip machine
+  local file=$1 name
+  name=$(basename "${file}")
+  local by tip machine note source
   by=$(sed -n 's/^# Written by \([^:]*\):.*/\1/p' "${file}" | head -1)
+  note=$(sed -n 's/^# Written by hand: //p' "${file}" | head -1)
   tip=$(sed -n 's/^# Series tip: //p' "${file}" | head -1)
   machine=$(sed -n 's/^# Machine: //p' "${file}" | head -1)
-  if [[ "${by:-hand}" == hand ]]; then
-    printf '<sub>Generated from `docs/figures/%s`, transcribed by hand from an earlier run'"'"'s record' "$(basename "${file}")"
+  source=$(sed -n 's/^# Source: //p' "${file}" | head -1)
+  if [[ -z "${by}" || "${by}" == hand ]]; then
+    printf '<sub>Generated from `docs/figures/%s`, written by hand: %s' "${name}" "${note%.}"
   else
-    printf '<sub>Generated from `docs/figures/%s`, written by `%s`' "$(basename "${file}")" "${by}"
+    printf '<sub>Generated from `docs/figures/%s`, written by `%s`' "${name}" "${by}"
+    [[ -n "${tip}" ]] && printf ' on the series tip `%s`' "${tip%% *}"
   fi
-  [[ -n "${tip}" ]] && printf ' on the series tip `%s`' "${tip%% *}"
-  [[ -n "${machine}" ]] && printf ' (%s)' "${machine}"
-  sed -n 's/^# Source: \(.*\)/; \1/p' "${file}" | head -1 | tr -d '\n'
+  [[ -n "${machine}" ]] && printf ' (%s)' "${machine%.}"
+  [[ -n "${source}" ]] && printf '; source: %s' "${source%.}"
   printf '.</sub>\n'
 }
 
