@@ -13,10 +13,7 @@
 set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${FEATUREFLAGS_ROOT}/hack/lib/figures.sh"
-if [[ $# -ne 2 ]]; then
-  sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  exit 2
-fi
+if [[ $# -ne 2 ]]; then featureflags::figures::usage "$0"; fi
 featureflags::figures::header hack/ci-timings.sh "the status lines and package times of ${1}"
 echo "# Lines: \"at <seconds> <status line>\", \"package <seconds> <package>\", \"total <seconds>\"."
 # Status lines come from processes that run alongside (make verify's log is

@@ -11,10 +11,7 @@
 set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${FEATUREFLAGS_ROOT}/hack/lib/figures.sh"
-if [[ $# -ne 1 ]]; then
-  sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  exit 2
-fi
+if [[ $# -ne 1 ]]; then featureflags::figures::usage "$0"; fi
 kubectl=${KUBECTL:-${BIN}/kubectl}
 featureflags::figures::header hack/measure-objects.sh "the features.k8s.io objects of ${1}"
 echo "# Lines: \"<resource> objects <n> bytes <total> mean <bytes> max <bytes> (<name of the largest>)\", \"report <name> gates <n> enabled <n>\"."

@@ -17,10 +17,7 @@
 set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${FEATUREFLAGS_ROOT}/hack/lib/figures.sh"
-if [[ $# -lt 2 ]]; then
-  sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  exit 2
-fi
+if [[ $# -lt 2 ]]; then featureflags::figures::usage "$0"; fi
 what=$1
 shift
 featureflags::figures::header hack/test-figures.sh "the figures logged by ${what}"

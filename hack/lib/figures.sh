@@ -21,3 +21,10 @@ featureflags::figures::header() {
   echo "# Series tip: ${tip}"
   echo "# Machine: $(featureflags::figures::machine); measured $(date -u +%Y-%m-%d)."
 }
+
+# featureflags::figures::usage <script> prints the script's header comment
+# (its usage) to stderr and exits 2.
+featureflags::figures::usage() {
+  sed -n '2,/^set /p' "$1" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
