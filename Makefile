@@ -12,6 +12,7 @@
 #   make test-upstream     upstream's own tests of what the series touches, broader
 #   make verify            freshness of everything generated, the series, gofmt, vet, upstream's checks
 #   make update            regenerate everything generated
+#   make docs              rewrite the docs' generated figures (hack/update-docs.sh)
 #   make bench             benchmarks (ratios against upstream in one run)
 #   make bench-gate        the migrator's and the derived clear's speeds against hack/bench-gate.figures
 #   make images            control-plane images for Docker (hack/build-images.sh)
@@ -24,7 +25,7 @@
 SHELL := /usr/bin/env bash -o errexit -o nounset -o pipefail
 
 .PHONY: all build tree series export etcd test test-unit test-integration test-upstream \
-	test-e2e test-e2e-faults images node-image kind bench bench-gate verify verify-series update clean rebase
+	test-e2e test-e2e-faults images node-image kind bench bench-gate verify verify-series update docs clean rebase
 
 all: build
 
@@ -106,6 +107,11 @@ update:
 	hack/update-codegen.sh
 	hack/update-lifecycle-data.sh
 	hack/update-openapi-spec.sh
+
+# The figures of the docs, from docs/figures and the repository
+# (docs/figures/README.md); make verify checks them with --check.
+docs:
+	hack/update-docs.sh
 
 clean:
 	rm -rf _output

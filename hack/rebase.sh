@@ -86,5 +86,5 @@ cat >&2 <<MSG
 Rebased the series onto ${target}. Next:
   make build                      fix what upstream changed under our hooks
   make update                     regenerate the generated commits
-  make verify && make test        then record what changed in docs/design.md
+  make verify && make test        then record what changed in the KEP (docs/keps/3920-finish-feature-flags)
 MSG

@@ -16,7 +16,7 @@ cd "${FEATUREFLAGS_ROOT}"
 # also not in the zip, so its import verifier runs here without that one
 # entry; verify-codegen and verify-openapi-spec are ours below
 # (hack/update-codegen.sh, hack/update-openapi-spec.sh), with upstream's
-# generators and invocations. See docs/design.md, "Upstream's checks".
+# generators and invocations. See docs/contributing.md, "Upstream's checks".
 UPSTREAM_VERIFY=(
   verify-gofmt.sh
   verify-api-groups.sh
@@ -52,6 +52,9 @@ fi
 featureflags::log "the series: every file belongs to one commit, the tree is current"
 hack/tree.sh check
 featureflags::tree::ensure
+
+featureflags::log "the docs: generated figures current, README short, no link out (hack/update-docs.sh --check)"
+hack/update-docs.sh --check
 
 featureflags::log "go vet of our packages"
 mapfile -t ours < <(sed -n '/^OUR_UNIT_PKGS=(/,/^)/p; /^OUR_INTEGRATION_PKGS=/p' hack/test.sh | grep -o '\./[^ )]*')

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package leader decides which kube-apiserver leads each Feature
-// (KEP-3920, DESIGN.md §5 "Leader per feature").
+// (KEP-3920, Design Details, "Leadership").
 //
 // The live kube-apiservers are the identity leases in kube-system labelled
 // apiserver.kubernetes.io/identity=kube-apiserver that were renewed within a

@@ -191,7 +191,7 @@ func (m *Migrator) Step(ctx context.Context, cp Checkpoint) (Checkpoint, error) 
 	cp.Done = cp.Continue == "" && cp.Failed == 0
 
 	// One line per page at the default level: these writes skip admission
-	// and the audit log (docs/design.md, "Audit"), so the log says what was
+	// and the audit log (KEP-3920, Design Details, "Audit"), so the log says what was
 	// rewritten, with the task's Events and metrics.
 	logger.Info("Migrated a page of stored objects", "pass", cp.Pass, "page", cp.Pages,
 		"listed", read.seen, "needClearing", read.dirty, "changed", t.changed.Load(), "unchanged", t.unchanged.Load(),
