@@ -123,6 +123,7 @@ func subset(a, b []relLeaf) bool {
 // and pod templates only, as pairs are.
 func arithmeticTrials(inv *inventory, samples []*sample, consts *constantFinder, note func(string, ...interface{})) ([]*relTrial, error) {
 	var out []*relTrial
+	cache := unstructuredOf{}
 	for i := range inv.resources {
 		r := &inv.resources[i]
 		own := ownSamples(samples, r)
@@ -143,7 +144,7 @@ func arithmeticTrials(inv *inventory, samples []*sample, consts *constantFinder,
 				note("%s: the quantities at %s make %d assignments, more than the arithmetic probe tries (%d)", r.GroupResource, f.anchor, len(assignments), maxFamilyTrials)
 				continue
 			}
-			s := smallestHolding(own, f.anchor)
+			s := smallestHolding(cache, own, f.anchor)
 			if s == nil {
 				continue
 			}
@@ -167,7 +168,7 @@ func arithmeticTrials(inv *inventory, samples []*sample, consts *constantFinder,
 				return false
 			}
 			for _, as := range assignments {
-				obj, err := probeObject(s, as)
+				obj, err := probeObject(cache, s, as)
 				if err != nil {
 					note("%s: setting the quantities at %s, %s: %v", r.GroupResource, f.anchor, s.trial, err)
 					continue

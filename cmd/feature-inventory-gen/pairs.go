@@ -280,13 +280,31 @@ func structs(v interface{}, each bool) []map[string]interface{} {
 	return nil
 }
 
-// probeObject returns s.on (prepared with every gate on) with as set, as
-// an internal object, or nil when an assignment found no place.
-func probeObject(s *sample, as []assignment) (runtime.Object, error) {
+// unstructuredOf caches samples' objects (prepared with every gate on) in
+// their unstructured form.
+type unstructuredOf map[*sample]map[string]interface{}
+
+// of returns s.on in its unstructured form, not to be changed.
+func (c unstructuredOf) of(s *sample) (map[string]interface{}, error) {
+	if u, ok := c[s]; ok {
+		return u, nil
+	}
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.on)
 	if err != nil {
 		return nil, err
 	}
+	c[s] = u
+	return u, nil
+}
+
+// probeObject returns s.on (prepared with every gate on) with as set, as
+// an internal object, or nil when an assignment found no place.
+func probeObject(cache unstructuredOf, s *sample, as []assignment) (runtime.Object, error) {
+	on, err := cache.of(s)
+	if err != nil {
+		return nil, err
+	}
+	u := runtime.DeepCopyJSON(on)
 	if !assign(u, as) {
 		return nil, nil
 	}
@@ -314,6 +332,7 @@ var pairProbed = map[string]bool{"pods": true, "podtemplates": true}
 // pods and pod templates only.
 func pairTrials(inv *inventory, samples []*sample, consts *constantFinder, note func(string, ...interface{})) ([]*relTrial, error) {
 	var out []*relTrial
+	cache := unstructuredOf{}
 	for i := range inv.resources {
 		r := &inv.resources[i]
 		own := ownSamples(samples, r)
@@ -341,7 +360,7 @@ func pairTrials(inv *inventory, samples []*sample, consts *constantFinder, note 
 				if !related(a.path, b.path) {
 					continue
 				}
-				s := smallestHolding(own, structOf(a.path), structOf(b.path))
+				s := smallestHolding(cache, own, structOf(a.path), structOf(b.path))
 				if s == nil {
 					continue
 				}
@@ -352,7 +371,7 @@ func pairTrials(inv *inventory, samples []*sample, consts *constantFinder, note 
 				for _, va := range a.values {
 					for _, vb := range b.values {
 						as := []assignment{{path: a.path, value: va}, {path: b.path, value: vb}}
-						obj, err := probeObject(s, as)
+						obj, err := probeObject(cache, s, as)
 						if err != nil {
 							note("%s: setting %v, %s: %v", r.GroupResource, as, s.trial, err)
 							continue
@@ -432,9 +451,9 @@ func ownSamples(samples []*sample, r *resource) []*sample {
 
 // smallestHolding returns the first of samples (sorted by size) whose
 // object holds a struct at each of paths ("" is the object itself).
-func smallestHolding(samples []*sample, paths ...string) *sample {
+func smallestHolding(cache unstructuredOf, samples []*sample, paths ...string) *sample {
 	for _, s := range samples {
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.on)
+		u, err := cache.of(s)
 		if err != nil {
 			continue
 		}

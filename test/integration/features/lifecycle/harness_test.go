@@ -87,6 +87,10 @@ var absenceMessage = regexp.MustCompile(`^\d+ \S+ (?:in \d+ namespaces? )?uses? 
 // grouped by the emulation version they run at (a gate locked at the
 // binary's version runs where it can still change).
 func TestOnUseOff(t *testing.T) {
+	// Beside TestStricterWhenOn: each has its apiserver and etcd prefix,
+	// and neither reads the other's gates (withGateOff changes this
+	// process's feature gate, which TestStricterWhenOn does not read).
+	t.Parallel()
 	gates := registeredGates()
 	exceptions, err := Exceptions(Dir())
 	if err != nil {
@@ -341,10 +345,17 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	for _, g := range gates {
 		ok := true
 		for _, task := range registry[g].OnDisable {
-			if in, isIn := task.(tasks.Inspector); isIn && len(holding(g, task.Name(), stored, in)) == 0 {
+			in, isIn := task.(tasks.Inspector)
+			if !isIn {
+				continue
+			}
+			held := holding(g, task.Name(), stored, in)
+			if len(held) == 0 {
 				res.fail(t, g, "%s: task %s finds nothing in the stored fixture; the fixture must use the feature", g, task.Name())
 				ok = false
+				continue
 			}
+			t.Logf("%s: with the gate on, etcd holds what task %s looks for in %d objects: %s", g, task.Name(), len(held), strings.Join(held[:min(len(held), 3)], ", "))
 		}
 		if ok {
 			using = append(using, g)
@@ -369,39 +380,12 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 			}
 			if left := holding(g, task.Name(), stored, in); len(left) > 0 {
 				res.fail(t, g, "%s is Off but etcd still holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+			} else {
+				t.Logf("%s is Off: etcd holds nothing task %s looks for", g, task.Name())
 			}
 		}
 	}
-	// Control objects survive untouched (etcd holds the same object as
-	// before the gates went off: what kube-apiserver wrote into them with
-	// the gate on, where the inventory says it needs no task, stays), and
-	// stay writable with the gates off.
-	stored = readEtcd(t, prefix)
-	for _, g := range gates {
-		for _, obj := range fixtures[g] {
-			if !IsControl(obj) {
-				continue
-			}
-			if _, err := get(ctx, dyn, mapper, obj); err != nil {
-				res.fail(t, g, "%s: control object %s %s/%s: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-				continue
-			}
-			gvr, _, err := resourceOf(mapper, obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if before, after := storedAs(backup, gvr.GroupResource(), obj), storedAs(stored, gvr.GroupResource(), obj); before != nil && !apiequality.Semantic.DeepEqual(before, after) {
-				res.fail(t, g, "%s: control object %s %s/%s changed in etcd while the gate went off:\nbefore: %+v\nafter: %+v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), before, after)
-			}
-			client, err := resourceClient(dyn, mapper, obj)
-			if err == nil {
-				_, err = client.Patch(ctx, obj.GetName(), types.MergePatchType, []byte(`{"metadata":{"labels":{"lifecycle.features.k8s.io/written-while-off":"true"}}}`), metav1.PatchOptions{})
-			}
-			if err != nil {
-				res.fail(t, g, "%s: control object %s %s/%s is not writable with the gate off: %v", g, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-			}
-		}
-	}
+	checkControls(ctx, t, res, dyn, mapper, gates, fixtures, backup, readEtcd(t, prefix))
 
 	// The third state: restore, as from a backup taken while the gates were
 	// on, what the tasks cleared or waited for. The residue scan finds it,
@@ -781,59 +765,6 @@ func restore(t *testing.T, backup []storedObject, gates []featuregate.Feature) m
 		}
 	}
 	return out
-}
-
-// storedAs returns the object of gr named as obj (a fixture object) in
-// stored, with no resource version, or nil.
-func storedAs(stored []storedObject, gr schema.GroupResource, obj *unstructured.Unstructured) runtime.Object {
-	for _, s := range stored {
-		m, err := meta.Accessor(s.obj)
-		if err != nil || s.resource != gr || m.GetName() != obj.GetName() || m.GetNamespace() != obj.GetNamespace() {
-			continue
-		}
-		out := s.obj.DeepCopyObject()
-		if m, err := meta.Accessor(out); err == nil {
-			m.SetResourceVersion("")
-		}
-		return out
-	}
-	return nil
-}
-
-// holds reports whether in, the task named task of gate g, holds obj: a
-// task that runs the resource's validation (lifecycle.ValidatesWithGateOff)
-// with g off in this process, as it runs in kube-apiserver during the
-// transition.
-func holds(g featuregate.Feature, task string, in tasks.Inspector, obj runtime.Object) bool {
-	if !lifecycle.ValidatesWithGateOff(task) {
-		return in.Holds(obj)
-	}
-	var h bool
-	withGateOff(g, func() { h = in.Holds(obj) })
-	return h
-}
-
-// withGateOff runs f with g and the gates that depend on it off in this
-// process's feature gate, and sets them back. The harness's tests do not
-// run in parallel.
-func withGateOff(g featuregate.Feature, f func()) {
-	gate := utilfeature.DefaultMutableFeatureGate
-	known := gate.GetAll()
-	before, off := map[string]bool{}, map[string]bool{}
-	for _, d := range append(Dependents(gate, g), g) {
-		if spec, ok := known[d]; ok && !spec.LockToDefault {
-			before[string(d)], off[string(d)] = gate.Enabled(d), false
-		}
-	}
-	if err := gate.SetFromMap(off); err != nil {
-		panic(fmt.Sprintf("turning %s off in the harness: %v", g, err))
-	}
-	defer func() {
-		if err := gate.SetFromMap(before); err != nil {
-			panic(fmt.Sprintf("setting %s back in the harness: %v", g, err))
-		}
-	}()
-	f()
 }
 
 // holding returns the keys of the stored objects in in's resources that in
