@@ -31,7 +31,7 @@ import (
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
-// derivedWaitForWritablePrefix starts the name of the TurningOff task that
+// derivedWaitForWritablePrefix starts the name of the Disabling task that
 // waits until no stored object of a resource is one validation refuses
 // once the gate is off in relation to other values
 // (wait-for-writable-<resource>).
@@ -41,14 +41,14 @@ const derivedWaitForWritablePrefix = "wait-for-writable-"
 // lifecycle) finds
 // the objects it holds by running the resource's own create validation as
 // the process's feature gate has it: it holds them only while the gate is
-// off, as it is in kube-apiserver while its Feature is TurningOff (the
+// off, as it is in kube-apiserver while its Feature is Disabling (the
 // apiservers were restarted with it off). A test or generator that
 // inspects objects outside a transition turns the gate off around Holds.
 func ValidatesWithGateOff(task string) bool {
 	return strings.HasPrefix(task, derivedWaitForWritablePrefix)
 }
 
-// relationalTasks are the TurningOff tasks of the inventory's
+// relationalTasks are the Disabling tasks of the inventory's
 // relationalValues of gate: one WaitForAbsence per resource, holding the
 // stored objects the resource's own create validation, as this apiserver
 // runs it (with the gate off), refuses at one of the fields. Nothing is
@@ -74,9 +74,9 @@ func relationalTasks(inv *inventory.Inventory, templates map[schema.GroupResourc
 		}
 		fields := strings.Join(paths, ", ")
 		out = append(out, tasks.WaitForAbsence(taskName(derivedWaitForWritablePrefix, gr),
-			shorten(fmt.Sprintf("Wait until no %s is one %s's validation refuses at %s once %s is Off (such as %s): values accepted only together with the gate. Change or delete those %s to go on.",
+			shorten(fmt.Sprintf("Wait until no %s is one %s's validation refuses at %s once %s is Disabled (such as %s): values accepted only together with the gate. Change or delete those %s to go on.",
 				singular(gr), gr.String(), fields, gate, strings.Join(held[gr][paths[0]], " with "), gr.Resource)),
-			gr, shorten(fmt.Sprintf("values of %s refused once %s is Off", fields, gate)), refused))
+			gr, shorten(fmt.Sprintf("values of %s refused once %s is Disabled", fields, gate)), refused))
 	}
 	return out, nil
 }

@@ -38,7 +38,7 @@ import (
 	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
 
-// checkControls checks, once the gates are Off, that the control objects
+// checkControls checks, once the gates are Disabled, that the control objects
 // of the fixtures survive untouched (etcd, before the gates went off and
 // now: stored, holds the same object; what kube-apiserver wrote into them
 // with the gate on, where the inventory says it needs no task, stays) and
