@@ -73,6 +73,17 @@ type inventory struct {
 	// markers is the cross-check against upstream's gate markers
 	// (crossCheckMarkers).
 	markers *markerCheck
+	// podSpecs maps each resource whose objects hold a pod spec to its
+	// path.
+	podSpecs map[schema.GroupResource]string
+	// relational maps a gate, a resource and a field to what validation
+	// with the gate off refuses there only in relation to other values
+	// (relational.go).
+	relational map[featuregate.Feature]map[schema.GroupResource]map[string]*relFinding
+	// trials counts the objects each relational probe validated.
+	trials map[string]int
+	// corpus is the corpus differential's report (corpus.go).
+	corpus *corpusReport
 }
 
 // footprint is what turning one gate off drops.
@@ -150,7 +161,7 @@ func boundRecursion(runtimeserializer.CodecFactory) []interface{} {
 	}
 }
 
-func build(release string, seeds int, exhaustive bool) (*inventory, error) {
+func build(release string, seeds int, exhaustive bool, corpusRoot string) (*inventory, error) {
 	rec := &recordingGate{FeatureGate: utilfeature.DefaultFeatureGate}
 	utilfeature.DefaultFeatureGate = rec
 	gs := newGateSet(utilfeature.DefaultMutableFeatureGate)
@@ -295,21 +306,28 @@ func build(release string, seeds int, exhaustive bool) (*inventory, error) {
 			}
 		}
 	}
-	progress("running status updates on %d objects with each gate off", len(samples))
-	if err := findUpdateDrops(inv, gs, rec, samples, note); err != nil {
-		return nil, err
+	if !relationalOnly {
+		progress("running status updates on %d objects with each gate off", len(samples))
+		if err := findUpdateDrops(inv, gs, rec, samples, note); err != nil {
+			return nil, err
+		}
 	}
 	addSingleDrops(inv, gs, samples[len(fuzzed):])
-	progress("trying the declared values of dropped fields")
-	if err := findKeptValues(inv, gs, fuzzed, consts, note); err != nil {
-		return nil, err
+	if !relationalOnly {
+		progress("trying the declared values of dropped fields")
+		if err := findKeptValues(inv, gs, fuzzed, consts, note); err != nil {
+			return nil, err
+		}
+		progress("validating the declared values of fields")
+		if err := findRefusedValues(inv, gs, rec, fuzzed, consts, note); err != nil {
+			return nil, err
+		}
+		progress("validating probes of free-form string fields")
+		if err := findStricterValues(inv, gs, rec, fuzzed, consts, note); err != nil {
+			return nil, err
+		}
 	}
-	progress("validating the declared values of fields")
-	if err := findRefusedValues(inv, gs, rec, fuzzed, consts, note); err != nil {
-		return nil, err
-	}
-	progress("validating probes of free-form string fields")
-	if err := findStricterValues(inv, gs, rec, fuzzed, consts, note); err != nil {
+	if err := findRelational(inv, gs, rec, fuzzed, consts, corpusRoot, note); err != nil {
 		return nil, err
 	}
 	inv.notes = slices.Sorted(maps.Keys(notes))

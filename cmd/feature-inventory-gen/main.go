@@ -54,6 +54,8 @@ func main() {
 	release := flag.String("upstream-version", "", "the kubernetes release the tree's series applies to, recorded as upstreamVersion (hack/update-lifecycle-data.sh passes patches/RELEASE)")
 	apiDir := flag.String("api-dir", "staging/src/k8s.io/api", "the source of k8s.io/api, whose +featureGate= markers and +k8s:ifEnabled/ifDisabled tags the inventory is checked against")
 	exceptions := flag.String("marker-exceptions", "pkg/features/inventory/marker-exceptions.yaml", "the marked fields the generator does not find, each with a reason; a marked field neither found nor listed there fails the run")
+	corpus := flag.String("corpus", ".", "the kubernetes tree whose objects (round-trip fixtures, e2e manifests, integration tests' files, the lifecycle fixtures) the corpus differential validates")
+	flag.BoolVar(&relationalOnly, "relational-only", false, "skip the status, kept-value, refused-value and stricter-value probes (to work on the relational probes: the output is no inventory)")
 	flag.BoolVar(&verbose, "v", false, "report progress on standard error")
 	flag.Parse()
 	if *release == "" {
@@ -64,7 +66,7 @@ func main() {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 
-	if err := run(*out, *release, *apiDir, *exceptions, *seeds, *exhaustive); err != nil {
+	if err := run(*out, *release, *apiDir, *exceptions, *corpus, *seeds, *exhaustive); err != nil {
 		fmt.Fprintln(os.Stderr, "gate-inventory:", err)
 		os.Exit(1)
 	}
@@ -72,6 +74,9 @@ func main() {
 
 // verbose turns progress reports on.
 var verbose bool
+
+// relationalOnly skips the probes before the relational ones.
+var relationalOnly bool
 
 // start is when the generator started.
 var start = time.Now()
@@ -84,8 +89,8 @@ func progress(format string, args ...interface{}) {
 
 // run builds the inventory and writes it to out. When the marker
 // cross-check fails it writes the inventory all the same, then fails.
-func run(out, release, apiDir, exceptions string, seeds int, exhaustive bool) error {
-	inv, err := build(release, seeds, exhaustive)
+func run(out, release, apiDir, exceptions, corpus string, seeds int, exhaustive bool) error {
+	inv, err := build(release, seeds, exhaustive, corpus)
 	if err != nil {
 		return err
 	}

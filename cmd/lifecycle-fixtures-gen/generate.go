@@ -213,6 +213,17 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 			paths[gr] = append(paths[gr], fieldpath.MustParse(p)) // checked by inventory.Parse
 		}
 	}
+	// Fields validation refuses with the gate off in relation to other
+	// values: their values hold the relation (values.go).
+	related, err := lifecycle.HeldRelational(g.inv, string(gate))
+	if err != nil {
+		return nil, err
+	}
+	for _, gr := range slices.SortedFunc(maps.Keys(related), compareGR) {
+		for _, p := range slices.Sorted(maps.Keys(related[gr])) {
+			paths[gr] = append(paths[gr], fieldpath.MustParse(p)) // checked by inventory.Parse
+		}
+	}
 	served := g.inv.ServedOnlyWith(string(gate))
 
 	resources := slices.SortedFunc(maps.Keys(paths), compareGR)
@@ -292,6 +303,19 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 		f.objects = append(f.objects, object{resource: gr, obj: obj})
 	}
 
+	// Control objects with what kube-apiserver wrote that needs no task.
+	controls, err := g.controls(gate, ns)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range controls {
+		if c.err != nil {
+			f.left[c.key] = c.err.Error()
+			continue
+		}
+		f.objects = append(f.objects, c.object)
+	}
+
 	// Every inspecting task must hold an object.
 	for name, in := range ins {
 		held := false
@@ -300,8 +324,13 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 		}
 		for _, o := range f.objects {
 			stored, gr, err := lifecyclefixtures.Prepare(&unstructured.Unstructured{Object: o.obj})
-			if err == nil && slices.Contains(in.Resources(), gr) && in.Holds(stored) {
-				held = true
+			if err != nil || !slices.Contains(in.Resources(), gr) {
+				continue
+			}
+			if held, err = g.holds(gate, name, in, stored); err != nil {
+				return nil, err
+			}
+			if held {
 				break
 			}
 		}
@@ -311,6 +340,94 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	}
 	slices.Sort(f.uncovered)
 	return f, g.reset()
+}
+
+// control is a control object of a fixture, or why it could not be made.
+type control struct {
+	key    string
+	object object
+	err    error
+}
+
+// controls returns a control object (controlValues) for each field of
+// gate's relationalValues that needs no task: accepted with the gate on,
+// stored holding the field, and held by no task of the gate.
+func (g *generator) controls(gate featuregate.Feature, ns string) ([]control, error) {
+	var out []control
+	rel := g.inv.Relational(string(gate))
+	for _, gr := range slices.SortedFunc(maps.Keys(rel), compareGR) {
+		for _, p := range slices.Sorted(maps.Keys(rel[gr])) {
+			if rel[gr][p].NoneNeeded == "" {
+				continue
+			}
+			key := gr.String() + " " + p
+			c := control{key: key + " (control)"}
+			v, ok := controlValues[key]
+			if !ok {
+				c.err = fmt.Errorf("the generator has no control object for it (add one to controlValues in cmd/lifecycle-fixtures-gen/values.go)")
+				out = append(out, c)
+				continue
+			}
+			base, err := g.template(gr, gate, ns)
+			if err != nil {
+				c.err = err
+				out = append(out, c)
+				continue
+			}
+			frag, err := parse(v)
+			if err != nil {
+				return nil, err
+			}
+			obj := merge(base, frag)
+			meta := obj["metadata"].(map[string]interface{})
+			meta["name"] = fmt.Sprint(meta["name"]) + "-control"
+			meta["annotations"] = map[string]interface{}{lifecyclefixtures.ControlAnnotation: "true"}
+			c.err = g.checkControl(gate, gr, obj, fieldpath.MustParse(p))
+			c.object = object{resource: gr, obj: obj, paths: []string{p + " (written by kube-apiserver; a control object: no task is needed)"}}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// checkControl returns nil if obj, an object of gr, is accepted with gate
+// on, stored with p set and held by no task of the gate.
+func (g *generator) checkControl(gate featuregate.Feature, gr schema.GroupResource, obj map[string]interface{}, p fieldpath.Path) error {
+	defer func() { _ = g.reset() }()
+	if err := g.setGate(gate, true); err != nil {
+		return err
+	}
+	stored, got, err := lifecyclefixtures.Prepare(&unstructured.Unstructured{Object: deepCopy(obj)})
+	if err != nil {
+		return fmt.Errorf("not accepted with the gate on: %w", err)
+	}
+	if got != gr {
+		return fmt.Errorf("the template of %s is an object of %s", gr, got)
+	}
+	gv, err := g.inv.Version(gr)
+	if err != nil {
+		return err
+	}
+	versioned, err := legacyscheme.Scheme.ConvertToVersion(stored.DeepCopyObject(), gv)
+	if err != nil {
+		return err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(versioned)
+	if err != nil {
+		return err
+	}
+	if !p.Has(m) {
+		return errors.New("accepted with the gate on, but stored without it")
+	}
+	for name, in := range g.derived[gate].Inspectors() {
+		if !slices.Contains(in.Resources(), gr) {
+			continue
+		}
+		if h, err := g.holds(gate, name, in, stored); err != nil || h {
+			return fmt.Errorf("task %s holds it (%v)", name, err)
+		}
+	}
+	return nil
 }
 
 // refusedValues returns the fields of gate's refused values in the
@@ -382,12 +499,14 @@ func (g *generator) check(gate featuregate.Feature, gr schema.GroupResource, obj
 		}
 	}
 	covered, held := false, false
-	for _, in := range ins {
+	for name, in := range ins {
 		if slices.Contains(in.Resources(), gr) {
 			covered = true
-			if in.Holds(stored) {
-				held = true
+			h, err := g.holds(gate, name, in, stored)
+			if err != nil {
+				return err
 			}
+			held = held || h
 		}
 	}
 	switch {
@@ -409,6 +528,21 @@ func (g *generator) check(gate featuregate.Feature, gr schema.GroupResource, obj
 		}
 	}
 	return nil
+}
+
+// holds reports whether the inspecting task name of gate holds stored: a
+// task that runs validation (lifecycle.ValidatesWithGateOff) with the
+// gate off, as in a transition, the others with the gates as they are,
+// which it leaves as they were (gate on).
+func (g *generator) holds(gate featuregate.Feature, name string, in tasks.Inspector, stored runtime.Object) (bool, error) {
+	if !lifecycle.ValidatesWithGateOff(name) {
+		return in.Holds(stored), nil
+	}
+	if err := g.setGate(gate, false); err != nil {
+		return false, err
+	}
+	h := in.Holds(stored)
+	return h, g.setGate(gate, true)
 }
 
 // setGate sets gate on, with what it takes to use all it guards

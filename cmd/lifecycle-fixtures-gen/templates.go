@@ -166,6 +166,11 @@ apiVersion: storage.k8s.io/v1
 kind: CSIDriver
 spec: {}
 `},
+	{Group: "resource.k8s.io", Resource: "deviceclasses"}: {clusterScoped: true, yaml: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+spec: {}
+`},
 	{Group: "resource.k8s.io", Resource: "resourceslices"}: {clusterScoped: true, yaml: `
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice

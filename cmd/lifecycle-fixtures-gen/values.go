@@ -130,16 +130,30 @@ evictionResponders:
 - {name: lifecycle.example.com/responder, priority: 5000}`,
 	"schedulingGroup": `
 schedulingGroup: {podGroupName: lifecycle}`,
+	// matchLabelKeys with a requirement on its key in the selector: what
+	// kube-apiserver merges into a pod's selector, copied into a template
+	// (with MatchLabelKeysInPodTopologySpreadSelectorMerge off, validation
+	// refuses a key in both).
 	"topologySpreadConstraints[*].matchLabelKeys": `
 topologySpreadConstraints:
 - maxSkew: 1
   topologyKey: topology.kubernetes.io/zone
   whenUnsatisfiable: DoNotSchedule
-  labelSelector: {matchLabels: {app: lifecycle}}
+  labelSelector:
+    matchLabels: {app: lifecycle}
+    matchExpressions: [{key: version, operator: In, values: [v1]}]
   matchLabelKeys: [version]`,
 	"resources": `
 resources:
   limits: {cpu: "1", memory: 1Gi}`,
+
+	// Relational values (the inventory's relationalValues): what
+	// validation refuses with the gate off only together with another
+	// value, keyed by the field it refuses.
+	"hostNetwork": `
+hostNetwork: true
+hostUsers: false`,
+
 	"tolerations": `
 tolerations:
 - {key: lifecycle.example.com/taint, operator: Equal, value: "42", effect: NoSchedule}`,
@@ -231,6 +245,17 @@ spec: {nodeName: $NODE, devices: [{name: device, bindingConditions: [ready], bin
 spec: {nodeName: $NODE, devices: [{name: device, bindingConditions: [ready], bindingFailureConditions: [failed]}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].bindsToNode": `
 spec: {nodeName: $NODE, devices: [{name: device, bindsToNode: true, bindingConditions: [ready], bindingFailureConditions: [failed]}]}`,
+	// A fractional range: a step of 1.5 divides 3 - 1.5, its whole-number
+	// rounding (2) does not.
+	"resourceslices.resource.k8s.io spec.devices[*].capacity[*].requestPolicy.validRange.step": `
+spec: {nodeName: $NODE, devices: [{name: device, allowMultipleAllocations: true, capacity: {memory: {value: "3", requestPolicy: {default: 1500m, validRange: {min: 1500m, max: "3", step: 1500m}}}}}]}`,
+	// Valid values that round to the same whole number.
+	"resourceslices.resource.k8s.io spec.devices[*].capacity[*].requestPolicy.validValues": `
+spec: {nodeName: $NODE, devices: [{name: device, allowMultipleAllocations: true, capacity: {memory: {value: "3", requestPolicy: {default: "1", validValues: [500m, "1"]}}}}]}`,
+	// A selector that reads a field of the consumable capacity API (the
+	// CEL environment has it only with the gate on).
+	"deviceclasses.resource.k8s.io spec.selectors[*].cel.expression": `
+spec: {selectors: [{cel: {expression: "device.allowMultipleAllocations == true"}}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].taints": `
 spec: {nodeName: $NODE, devices: [{name: device, taints: [{key: lifecycle.example.com/taint, effect: NoSchedule}]}]}`,
 	"resourceslices.resource.k8s.io spec.devices[*].attributes[*].bools": `
@@ -303,6 +328,25 @@ spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, s
 spec: {podGroupTemplates: null, compositePodGroupTemplates: [{name: composite, schedulingPolicy: {basic: {}}, podGroupTemplates: [{name: inner, schedulingPolicy: {basic: {}}, resourceClaims: [{name: claim, resourceClaimName: lifecycle}]}]}]}`,
 	"compositepodgroups.scheduling.k8s.io spec.preemptionPolicy": `
 spec: {preemptionPolicy: PreemptLowerPriority}`,
+}
+
+// controlValues are objects that hold, once kube-apiserver prepared them
+// with the gate on, content the inventory says needs no task when the gate
+// turns off (relationalValues' noneNeeded), by resource and field: the
+// fixture holds one as a control object, which the harness checks stays
+// stored untouched and writable with the gate off.
+var controlValues = map[string]string{
+	// The user's pod; kube-apiserver merges version In (v1) into the
+	// selector.
+	"pods spec.topologySpreadConstraints[*].matchLabelKeys": `
+metadata: {labels: {app: lifecycle, version: v1}}
+spec:
+  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: topology.kubernetes.io/zone
+    whenUnsatisfiable: DoNotSchedule
+    labelSelector: {matchLabels: {app: lifecycle}}
+    matchLabelKeys: [version]`,
 }
 
 // embedded are resources that embed the object of another resource under

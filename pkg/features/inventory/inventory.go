@@ -65,6 +65,9 @@ type Inventory struct {
 	GatesWithValueFootprint int `json:"gatesWithValueFootprint"`
 	// GatesStricterWhenOn counts the entries of StricterValues.
 	GatesStricterWhenOn int `json:"gatesStricterWhenOn"`
+	// GatesWithRelationalFootprint counts the entries of
+	// RelationalValues.
+	GatesWithRelationalFootprint int `json:"gatesWithRelationalFootprint"`
 	// Gates maps a gate to the fields it guards.
 	Gates map[string]Footprint `json:"gates"`
 	// RefusedValues maps a gate, a resource and a field path to the values
@@ -76,6 +79,18 @@ type Inventory struct {
 	// refuses with the gate on and accepts with it off: turning the gate
 	// on makes stored objects invalid.
 	StricterValues map[string]map[string]map[string][]string `json:"stricterValues"`
+	// RelationalValues maps a gate, a resource and a field path to what
+	// upstream's validation refuses there with the gate off only in
+	// relation to other values: another field's (combination), sibling
+	// quantities' (arithmetic), what kube-apiserver itself wrote with the
+	// gate on (prepared, prepared-copied), or as an object of the corpus
+	// showed (corpus).
+	RelationalValues map[string]map[string]map[string]Relational `json:"relationalValues"`
+	// RelationalTrials counts the objects each relational probe
+	// validated, by class.
+	RelationalTrials map[string]int `json:"relationalTrials"`
+	// Corpus is the corpus differential's report.
+	Corpus Corpus `json:"corpus"`
 	// GatesWithoutFieldFootprint are the examined gates with no entry.
 	GatesWithoutFieldFootprint []string `json:"gatesWithoutFieldFootprint"`
 	// ResourcesServedOnlyWith maps a gate to the resources not served
@@ -117,6 +132,47 @@ type MarkerCrossCheck struct {
 	OnlyCrossCheck  []string `json:"onlyCrossCheck"`
 	NotStoredFields []string `json:"notStoredFields"`
 	Unlisted        []string `json:"unlisted"`
+}
+
+// Classes of relational footprints (Relational.Class).
+const (
+	ClassCombination = "combination"
+	ClassArithmetic  = "arithmetic"
+	ClassPrepared    = "prepared"
+	ClassCopied      = "prepared-copied"
+	ClassCorpus      = "corpus"
+)
+
+// Relational is what validation with a gate off refuses at one field only
+// in relation to other values.
+type Relational struct {
+	// Class is how it was found (the Class* constants).
+	Class string `json:"class"`
+	// Probe is what was set ("path=value"), or the object of the corpus.
+	Probe []string `json:"probe"`
+	// NoneNeeded, when set, says why turning the gate off needs no task
+	// for it; otherwise the objects validation refuses there are held.
+	NoneNeeded string `json:"noneNeeded,omitempty"`
+}
+
+// Corpus is the corpus differential's report: real objects validated
+// with every gate on and with each gate off.
+type Corpus struct {
+	// Files and Objects count, by source, the files read and the objects
+	// of examined resources decoded from them.
+	Files   map[string]int `json:"files"`
+	Objects map[string]int `json:"objects"`
+	// AcceptedOnRefusedOff counts the objects accepted with every gate on
+	// and refused with one gate off.
+	AcceptedOnRefusedOff int `json:"acceptedOnRefusedOff"`
+	// Footprints counts the entries of Found, OnlyByCorpus of OnlyCorpus.
+	Footprints   int `json:"footprints"`
+	OnlyByCorpus int `json:"onlyByCorpus"`
+	// Found are "<gate> <resource> <field> (<object>)", one per gate,
+	// resource and field validation refuses only with the gate off;
+	// OnlyCorpus those no probe found.
+	Found      []string `json:"found"`
+	OnlyCorpus []string `json:"onlyCorpus"`
 }
 
 // Footprint is what one gate guards.
@@ -189,6 +245,9 @@ func Parse(data []byte) (*Inventory, error) {
 			}
 		}
 	}
+	if err := inv.checkRelational(); err != nil {
+		return nil, err
+	}
 	if inv.ResourcesExamined != len(inv.Resources) {
 		return nil, fmt.Errorf("gate inventory: resourcesExamined is %d but %d resources are listed", inv.ResourcesExamined, len(inv.Resources))
 	}
@@ -217,6 +276,44 @@ func Parse(data []byte) (*Inventory, error) {
 		}
 	}
 	return inv, nil
+}
+
+// checkRelational checks RelationalValues and the corpus's counts.
+func (inv *Inventory) checkRelational() error {
+	if inv.GatesWithRelationalFootprint != len(inv.RelationalValues) {
+		return fmt.Errorf("gate inventory: gatesWithRelationalFootprint is %d but %d gates have relational values", inv.GatesWithRelationalFootprint, len(inv.RelationalValues))
+	}
+	if inv.Corpus.Footprints != len(inv.Corpus.Found) || inv.Corpus.OnlyByCorpus != len(inv.Corpus.OnlyCorpus) {
+		return fmt.Errorf("gate inventory: the corpus counts %d footprints, %d only by it, but lists %d and %d", inv.Corpus.Footprints, inv.Corpus.OnlyByCorpus, len(inv.Corpus.Found), len(inv.Corpus.OnlyCorpus))
+	}
+	classes := []string{ClassCombination, ClassArithmetic, ClassPrepared, ClassCopied, ClassCorpus}
+	for gate, byRes := range inv.RelationalValues {
+		for r, fields := range byRes {
+			if _, err := inv.Version(schema.ParseGroupResource(r)); err != nil {
+				return fmt.Errorf("gate inventory: relational values of %s: %w", gate, err)
+			}
+			for p, rel := range fields {
+				if _, err := fieldpath.Parse(p); err != nil {
+					return fmt.Errorf("gate inventory: relational values of %s, resource %s: %w", gate, r, err)
+				}
+				if !slices.Contains(classes, rel.Class) || len(rel.Probe) == 0 {
+					return fmt.Errorf("gate inventory: relational values of %s, resource %s, %s: class %q (one of %v) and a probe are required", gate, r, p, rel.Class, classes)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Relational returns, for each resource, the fields (as written in the
+// file) validation refuses with gate off only in relation to other
+// values, and what is known of each.
+func (inv *Inventory) Relational(gate string) map[schema.GroupResource]map[string]Relational {
+	out := make(map[schema.GroupResource]map[string]Relational, len(inv.RelationalValues[gate]))
+	for r, fields := range inv.RelationalValues[gate] {
+		out[schema.ParseGroupResource(r)] = fields
+	}
+	return out
 }
 
 // Version returns the group-version the paths of gr are written in.

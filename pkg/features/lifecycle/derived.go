@@ -143,7 +143,10 @@ func Registry() map[featuregate.Feature]Lifecycle {
 //  4. wait-for-no-<resource>-values: WaitForAbsence of the objects of a
 //     resource that set a field to a value upstream's validation refuses
 //     with the gate off (the inventory's refusedValues), naming the field
-//     and the values;
+//     and the values; wait-for-writable-<resource>: of the objects the
+//     resource's validation refuses with the gate off at a field where it
+//     refuses values only in relation to others (the inventory's
+//     relationalValues, but those it says need no task);
 //  5. delete-<resource> (opt-in) and wait-for-no-<resource>: deleting and
 //     waiting for the objects of every resource served only while the
 //     gate is on (nobody can reach them through the API once it is off).
@@ -193,7 +196,7 @@ func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (m
 			gates = append(gates, g)
 		}
 	}
-	for _, g := range slices.Sorted(slices.Values(slices.Concat(slices.Collect(maps.Keys(inv.RefusedValues)), slices.Collect(maps.Keys(inv.StricterValues))))) {
+	for _, g := range slices.Sorted(slices.Values(slices.Concat(slices.Collect(maps.Keys(inv.RefusedValues)), slices.Collect(maps.Keys(inv.StricterValues)), slices.Collect(maps.Keys(inv.RelationalValues))))) {
 		if !slices.Contains(gates, g) {
 			gates = append(gates, g)
 		}
@@ -390,6 +393,12 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		return lc, err
 	}
 	lc.OnDisable = append(lc.OnDisable, values...)
+	// ... and only in relation to other values (derived_relational.go).
+	related, err := relationalTasks(inv, templates, gate)
+	if err != nil {
+		return lc, err
+	}
+	lc.OnDisable = append(lc.OnDisable, related...)
 
 	// 5. Resources served only with the gate.
 	for _, gr := range inv.ServedOnlyWith(gate) {

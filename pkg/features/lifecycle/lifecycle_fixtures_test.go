@@ -76,7 +76,13 @@ func TestLifecycleFixtures(t *testing.T) {
 
 			t.Run("on", func(t *testing.T) {
 				enable(t, gate, true)
-				held := map[string]int{}
+				type made struct {
+					name   string
+					obj    *unstructured.Unstructured
+					stored runtime.Object
+					gr     schema.GroupResource
+				}
+				var all []made
 				for _, obj := range objs {
 					name := fmt.Sprintf("%s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
 					switch {
@@ -91,24 +97,47 @@ func TestLifecycleFixtures(t *testing.T) {
 						t.Errorf("%s is not accepted with %s on: %v", name, gate, err)
 						continue
 					}
+					all = append(all, made{name, obj, stored, gr})
+				}
+				// The tasks that run validation hold what it refuses with
+				// the gate off, as in a transition.
+				offHolds := map[string]map[int]bool{}
+				t.Run("validated-with-the-gate-off", func(t *testing.T) {
+					enable(t, gate, false)
+					for task, in := range ins {
+						if !ValidatesWithGateOff(task) {
+							continue
+						}
+						offHolds[task] = map[int]bool{}
+						for i, m := range all {
+							offHolds[task][i] = slices.Contains(in.Resources(), m.gr) && in.Holds(m.stored)
+						}
+					}
+				})
+				held := map[string]int{}
+				for i, m := range all {
 					covered, holders := false, 0
 					for task, in := range ins {
 						for _, r := range in.Resources() {
-							if r != gr {
+							if r != m.gr {
 								continue
 							}
 							covered = true
-							if in.Holds(stored) {
+							holds := offHolds[task][i]
+							if !ValidatesWithGateOff(task) {
+								holds = in.Holds(m.stored)
+							}
+							if holds {
 								holders++
 								held[task]++
 							}
 						}
 					}
 					switch {
-					case lifecyclefixtures.IsControl(obj) && holders > 0:
-						t.Errorf("%s is a control object but a task of %s holds it", name, gate)
-					case !lifecyclefixtures.IsControl(obj) && covered && holders == 0:
-						t.Errorf("%s does not use %s: no task holds it (mark it %s: \"true\" if it is meant as a control)", name, gate, lifecyclefixtures.ControlAnnotation)
+					case lifecyclefixtures.IsControl(m.obj) && holders > 0:
+						t.Errorf("%s is a control object but a task of %s holds it", m.name, gate)
+					case !lifecyclefixtures.IsControl(m.obj) && covered && holders == 0:
+						t.Errorf("%s does not use %s: no task holds it (mark it %s: \"true\" if it is meant as a control)", m.name, gate, lifecyclefixtures.ControlAnnotation)
 					}
 				}
 				for task := range ins {

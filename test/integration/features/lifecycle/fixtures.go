@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -65,9 +66,14 @@ func Dir() string {
 }
 
 // Namespace returns the namespace of a gate's fixtures: "lifecycle-" and the
-// gate's name in kebab case, e.g. lifecycle-max-unavailable-stateful-set.
+// gate's name in kebab case, e.g. lifecycle-max-unavailable-stateful-set,
+// cut to the 63 characters of a namespace's name.
 func Namespace(gate featuregate.Feature) string {
-	return "lifecycle-" + featuresv1alpha1.FeatureName(string(gate))
+	ns := "lifecycle-" + featuresv1alpha1.FeatureName(string(gate))
+	if len(ns) > 63 {
+		ns = strings.TrimRight(ns[:63], "-")
+	}
+	return ns
 }
 
 // Gates returns, sorted, the gates that have a fixture directory in dir.

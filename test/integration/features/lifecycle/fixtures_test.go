@@ -28,11 +28,12 @@ import (
 
 func TestNamespace(t *testing.T) {
 	for gate, want := range map[featuregate.Feature]string{
-		"MaxUnavailableStatefulSet":    "lifecycle-max-unavailable-stateful-set",
-		"OpenAPIEnums":                 "lifecycle-open-api-enums",
-		"ClusterTrustBundleProjection": "lifecycle-cluster-trust-bundle-projection",
-		"InPlacePodVerticalScaling":    "lifecycle-in-place-pod-vertical-scaling",
-		"CSIVolumeHealth":              "lifecycle-csi-volume-health",
+		"MaxUnavailableStatefulSet":                      "lifecycle-max-unavailable-stateful-set",
+		"OpenAPIEnums":                                   "lifecycle-open-api-enums",
+		"ClusterTrustBundleProjection":                   "lifecycle-cluster-trust-bundle-projection",
+		"InPlacePodVerticalScaling":                      "lifecycle-in-place-pod-vertical-scaling",
+		"CSIVolumeHealth":                                "lifecycle-csi-volume-health",
+		"MatchLabelKeysInPodTopologySpreadSelectorMerge": "lifecycle-match-label-keys-in-pod-topology-spread-selector-merg",
 	} {
 		if got := Namespace(gate); got != want {
 			t.Errorf("%s: got %q, want %q", gate, got, want)

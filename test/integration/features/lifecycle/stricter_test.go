@@ -48,6 +48,7 @@ const stricterGate = "StrictIPCIDRValidation"
 // until they are changed, then reaches Enabled; etcd, read directly, holds the
 // changed values.
 func TestStricterWhenOn(t *testing.T) {
+	t.Parallel() // beside TestOnUseOff, see there
 	ctx := context.Background()
 	flags := func(value string) []string {
 		return []string{"--feature-gates=FeatureLifecycle=true," + stricterGate + "=" + value,
