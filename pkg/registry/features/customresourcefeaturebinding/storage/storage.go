@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/printers"
 	printersinternal "k8s.io/kubernetes/pkg/printers/internalversion"
 	printerstorage "k8s.io/kubernetes/pkg/printers/storage"
@@ -55,3 +56,9 @@ func NewREST(optsGetter generic.RESTOptionsGetter) (*REST, error) {
 	}
 	return &REST{store}, nil
 }
+
+// ShortNames implements rest.ShortNamesProvider: crfb, as crd is
+// customresourcedefinitions'.
+func (r *REST) ShortNames() []string { return []string{"crfb"} }
+
+var _ rest.ShortNamesProvider = &REST{}
