@@ -22,7 +22,7 @@ import (
 	"time"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
-	featuresinformers "k8s.io/client-go/informers/features/v1alpha1"
+	bindinginformers "k8s.io/client-go/informers/features/v1alpha1"
 	"k8s.io/client-go/tools/cache"
 
 	crbinding "k8s.io/kubernetes/pkg/api/customresourcefeaturebinding"
@@ -40,7 +40,7 @@ type customResources struct {
 // newCustomResources returns the bindings, read by the shared informer of
 // CustomResourceFeatureBindings indexed by Feature; a change of a binding
 // enqueues the Features it binds to, before and after.
-func newCustomResources(informer featuresinformers.CustomResourceFeatureBindingInformer, enqueue func(key string)) (*customResources, error) {
+func newCustomResources(informer bindinginformers.CustomResourceFeatureBindingInformer, enqueue func(key string)) (*customResources, error) {
 	i := informer.Informer()
 	if err := i.AddIndexers(cache.Indexers{crbinding.ByFeature: crbinding.IndexByFeature}); err != nil {
 		return nil, err
