@@ -24,7 +24,7 @@ limitations under the License.
 // read, into CustomResourceFeatureBindings.
 //
 //	kubectl features check --to-version 1.36
-//	kubectl features rollout start ExtendWebSocketsToKubelet --to On
+//	kubectl features rollout start ExtendWebSocketsToKubelet --to Enabled
 //	kubectl features rollout status -w ExtendWebSocketsToKubelet
 //	kubectl features migrate-bindings --dry-run
 package main

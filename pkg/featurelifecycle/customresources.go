@@ -32,7 +32,7 @@ import (
 
 // customResources knows which CustomResourceDefinitions' fields, values
 // and kinds are bound to which Features (CustomResourceFeatureBindings),
-// for the tasks of third parties' TurningOff.
+// for the tasks of third parties' Disabling.
 type customResources struct {
 	informer cache.SharedIndexInformer
 }
@@ -64,7 +64,7 @@ func newCustomResources(informer bindinginformers.CustomResourceFeatureBindingIn
 	return &customResources{informer: i}, nil
 }
 
-// tasks are the tasks of f's TurningOff for the CRDs bound to it, in the
+// tasks are the tasks of f's Disabling for the CRDs bound to it, in the
 // order of the CRDs' names: for each, clearing what is cleared, then
 // holding for what is held and the kind (tasks.CustomResourceTasks).
 func (r *customResources) tasks(f *featuresv1alpha1.Feature) []tasks.Task {

@@ -49,7 +49,7 @@ const customConflictRetries = 3
 // crdResource is the resource of CustomResourceDefinitions.
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// CustomResources is a task of a third party's TurningOff for one CRD whose
+// CustomResources is a task of a third party's Disabling for one CRD whose
 // CustomResourceFeatureBinding binds fields, values or its kind to the
 // Feature (pkg/api/customresourcefeaturebinding). Each CRD gets up to two,
 // in this order:
@@ -89,7 +89,7 @@ type CustomResources struct {
 
 var _ Task = CustomResources{}
 
-// CustomResourceTasks returns the tasks of a Feature's TurningOff for the
+// CustomResourceTasks returns the tasks of a Feature's Disabling for the
 // bindings of the CRD crd to it: clear-<crd> for those that clear, then
 // wait-for-no-<crd> for those that hold and the kind.
 func CustomResourceTasks(crd string, bindings []featuresv1alpha1.CustomResourceFieldBinding) []Task {

@@ -19,11 +19,11 @@ limitations under the License.
 // Features, with no webhook. A CRD's author binds them with a
 // CustomResourceFeatureBinding (features.k8s.io/v1alpha1) named after the
 // CRD (pkg/api/customresourcefeaturebinding). While a bound Feature is off
-// (Off or TurningOff, asked Off before its leader saw it, or missing):
+// (Disabled or Disabling, asked Disabled before its leader saw it, or missing):
 //
 //   - a write that sets a bound field gets it dropped, with a warning that
 //     names the field and the Feature ("spec.color was dropped: feature
-//     widgets/widget-colors is Off"), as built-in strategies drop disabled
+//     widgets/widget-colors is Disabled"), as built-in strategies drop disabled
 //     fields; with whenOff Refuse a write that sets it anew is refused
 //     instead with a field error naming the field and the Feature;
 //   - a binding with a value gates that value of the field alone (an enum
@@ -34,9 +34,9 @@ limitations under the License.
 //
 // A field or value that an object already holds is dropped on update too
 // when the binding clears what is stored (whenStored Clear: the Feature's
-// TurningOff clears it anyway); with whenStored Hold it is kept as it was,
+// Disabling clears it anyway); with whenStored Hold it is kept as it was,
 // with a warning, as built-in validation keeps a refused value an object
-// already holds, and the Feature's TurningOff holds until its owner
+// already holds, and the Feature's Disabling holds until its owner
 // changes it.
 //
 // On a write of a binding the plugin checks what needs the cluster, with
@@ -328,8 +328,8 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 	return nil
 }
 
-// off says whether the Feature ref is off, and in what words: Off or
-// TurningOff, asked Off (or declared off by default) before its leader
+// off says whether the Feature ref is off, and in what words: Disabled or
+// Disabling, asked Disabled (or declared off by default) before its leader
 // stated it, or missing.
 func (p *Plugin) off(ref featuresv1alpha1.FeatureReference) (bool, string) {
 	key := crbinding.FeatureKey(ref)
@@ -338,17 +338,17 @@ func (p *Plugin) off(ref featuresv1alpha1.FeatureReference) (bool, string) {
 		return true, fmt.Sprintf("feature %s does not exist", key)
 	}
 	switch s := f.Status.State; s {
-	case featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOff:
+	case featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateDisabling:
 		return true, fmt.Sprintf("feature %s is %s", key, s)
-	case featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOn:
+	case featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateEnabling:
 		return false, ""
 	}
 	desired := f.Spec.DesiredState
 	if desired == "" && f.Spec.Declaration != nil && !f.Spec.Declaration.Default {
-		desired = featuresv1alpha1.FeatureDesiredStateOff
+		desired = featuresv1alpha1.FeatureDesiredStateDisabled
 	}
-	if desired == featuresv1alpha1.FeatureDesiredStateOff {
-		return true, fmt.Sprintf("feature %s is asked Off", key)
+	if desired == featuresv1alpha1.FeatureDesiredStateDisabled {
+		return true, fmt.Sprintf("feature %s is asked Disabled", key)
 	}
 	return false, ""
 }

@@ -183,7 +183,7 @@ func TestAdmitCustomResources(t *testing.T) {
 		return []runtime.Object{widgetBinding(), feature("widget-colors", colors), feature("huge-widgets", huge),
 			feature("shapes", shapes), feature("widgets", kind)}
 	}
-	const on, off, turningOn, turningOff = featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff
+	const on, off, turningOn, turningOff = featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling
 	allOn := states(on, turningOn, on, on)
 	allOff := states(off, turningOff, off, on)
 	kindOff := states(on, on, on, turningOff)
@@ -210,45 +210,45 @@ func TestAdmitCustomResources(t *testing.T) {
 	}, {
 		name: "off: a dropped field is dropped with a warning", objs: allOff, op: admission.Create,
 		obj: widget(spec("color", "red", "size", "small"), nil), wantSpec: spec("size", "small"),
-		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Off"},
+		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
 		name: "off: a cleared field the object holds is dropped too", objs: allOff, op: admission.Update,
 		obj: widget(spec("color", "red"), nil), old: widget(spec("color", "red"), nil), wantSpec: spec(),
-		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Off"},
+		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
 		name: "off: a refused value is refused", objs: allOff, op: admission.Create,
 		obj: widget(spec("size", "huge"), nil),
-		err: `Widget.example.com "w" is invalid: spec.size: Forbidden: spec.size "huge" cannot be set: feature widgets/huge-widgets is TurningOff`,
+		err: `Widget.example.com "w" is invalid: spec.size: Forbidden: spec.size "huge" cannot be set: feature widgets/huge-widgets is Disabling`,
 	}, {
 		name: "off: other values of a refused value's field are kept", objs: allOff, op: admission.Create,
 		obj: widget(spec("size", "small"), nil), wantSpec: spec("size", "small"),
 	}, {
 		name: "off: a refused and cleared value the object holds is dropped", objs: allOff, op: admission.Update,
 		obj: widget(spec("size", "huge"), nil), old: widget(spec("size", "huge"), nil), wantSpec: spec(),
-		warnings: []string{`spec.size "huge" was dropped: feature widgets/huge-widgets is TurningOff`},
+		warnings: []string{`spec.size "huge" was dropped: feature widgets/huge-widgets is Disabling`},
 	}, {
 		name: "off: a refused and held value the object holds is kept, with a warning", objs: allOff, op: admission.Update,
 		obj: widget(spec("size", "giant", "color", "red"), nil), old: widget(spec("size", "giant"), nil), wantSpec: spec("size", "giant"),
-		warnings: []string{`spec.size "giant" was kept as the object held it: feature widgets/huge-widgets is TurningOff; change it to let the feature turn off`,
-			"spec.color was dropped: feature widgets/widget-colors is Off"},
+		warnings: []string{`spec.size "giant" was kept as the object held it: feature widgets/huge-widgets is Disabling; change it to let the feature turn off`,
+			"spec.color was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
 		name: "off: a held value set anew is refused", objs: allOff, op: admission.Update,
 		obj: widget(spec("size", "giant"), nil), old: widget(spec("size", "small"), nil),
-		err: `spec.size: Forbidden: spec.size "giant" cannot be set: feature widgets/huge-widgets is TurningOff`,
+		err: `spec.size: Forbidden: spec.size "giant" cannot be set: feature widgets/huge-widgets is Disabling`,
 	}, {
 		name: "off: a refused field set anew on update is refused", objs: allOff, op: admission.Update,
 		obj: widget(spec("shape", "square"), nil), old: widget(spec("shape", "round"), nil),
-		err: `spec.shape: Forbidden: spec.shape cannot be set: feature widgets/shapes is Off`,
+		err: `spec.shape: Forbidden: spec.shape cannot be set: feature widgets/shapes is Disabled`,
 	}, {
 		name: "off: status fields are left to the status subresource", objs: allOff, op: admission.Update,
 		obj: widget(spec(), spec("glow", "blue")), old: widget(spec(), nil), wantSpec: spec(), wantStatus: spec("glow", "blue"),
 	}, {
 		name: "off: the status subresource drops status fields", objs: allOff, op: admission.Update, subresource: "status",
 		obj: widget(spec("color", "red"), spec("glow", "blue")), old: widget(spec(), nil), wantSpec: spec("color", "red"), wantStatus: spec(),
-		warnings: []string{"status.glow was dropped: feature widgets/widget-colors is Off"},
+		warnings: []string{"status.glow was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
 		name: "kind off: creating is refused", objs: kindOff, op: admission.Create,
-		obj: widget(spec(), nil), err: `kind: Forbidden: Widget cannot be created: feature widgets/widgets is TurningOff`,
+		obj: widget(spec(), nil), err: `kind: Forbidden: Widget cannot be created: feature widgets/widgets is Disabling`,
 	}, {
 		name: "kind off: updating is not", objs: kindOff, op: admission.Update,
 		obj: widget(spec("color", "red"), nil), old: widget(spec(), nil), wantSpec: spec("color", "red"),

@@ -60,7 +60,7 @@ func fieldBinding(name, path string, value *string, feature string) featuresv1al
 // TestValidateBindingWrites: every bad input that needs the cluster gets a
 // field error; what was bound before is not checked again.
 func TestValidateBindingWrites(t *testing.T) {
-	p := newPlugin(t, feature("widget-colors", featuresv1alpha1.FeatureStateOn))
+	p := newPlugin(t, feature("widget-colors", featuresv1alpha1.FeatureStateEnabled))
 	color := fieldBinding("color", "spec.color", nil, "widget-colors")
 	otherNamespace := fieldBinding("color", "spec.color", nil, "widget-colors")
 	otherNamespace.Feature.Namespace = "gadgets"
@@ -147,7 +147,7 @@ func TestNotYetCached(t *testing.T) {
 }
 
 func TestFeatureDeletion(t *testing.T) {
-	p := newPlugin(t, widgetBinding(), feature("widget-colors", featuresv1alpha1.FeatureStateOn))
+	p := newPlugin(t, widgetBinding(), feature("widget-colors", featuresv1alpha1.FeatureStateEnabled))
 	deleteFeature := func(namespace, name string) error {
 		a := admission.NewAttributesRecord(nil, feature(name, ""), featuresv1alpha1.SchemeGroupVersion.WithKind("Feature"),
 			namespace, name, featuresv1alpha1.SchemeGroupVersion.WithResource("features"), "", admission.Delete, nil, false, &user.DefaultInfo{Name: "admin"})

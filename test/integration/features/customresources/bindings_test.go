@@ -147,7 +147,7 @@ func TestBindingAPI(t *testing.T) {
 	}
 	t.Logf("kubectl get customresourcefeaturebindings -o wide:\n%s", out)
 	out, err = kubectl("explain", "customresourcefeaturebindings.spec.bindings.whenStored")
-	if err != nil || !strings.Contains(out, "Hold keeps the Feature TurningOff") {
+	if err != nil || !strings.Contains(out, "Hold keeps the Feature Disabling") {
 		t.Errorf("kubectl explain customresourcefeaturebindings.spec.bindings.whenStored: %v\n%s", err, out)
 	}
 

@@ -98,7 +98,7 @@ func binding(crd string, bindings ...featuresv1alpha1.CustomResourceFieldBinding
 }
 
 // installVendor creates the vendor's namespace and its Dynamic Features
-// for gates, on by default, and waits until they are On.
+// for gates, on by default, and waits until they are Enabled.
 func installVendor(t *testing.T, client kubernetes.Interface, gates ...string) {
 	t.Helper()
 	ctx := context.Background()
@@ -114,7 +114,7 @@ func installVendor(t *testing.T, client kubernetes.Interface, gates ...string) {
 		}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitForState(t, client, name, featuresv1alpha1.FeatureStateOn, time.Minute, nil)
+		waitForState(t, client, name, featuresv1alpha1.FeatureStateEnabled, time.Minute, nil)
 	}
 }
 

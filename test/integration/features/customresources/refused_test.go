@@ -71,7 +71,7 @@ func watchStates(t *testing.T, client kubernetes.Interface, name string) *stateL
 			log.mu.Lock()
 			if s := string(f.Status.State); len(log.states) == 0 || log.states[len(log.states)-1] != s {
 				log.states = append(log.states, s)
-				if f.Status.State == featuresv1alpha1.FeatureStateOff && log.offAt.IsZero() {
+				if f.Status.State == featuresv1alpha1.FeatureStateDisabled && log.offAt.IsZero() {
 					log.offAt = time.Now()
 				}
 			}
@@ -81,7 +81,7 @@ func watchStates(t *testing.T, client kubernetes.Interface, name string) *stateL
 	return log
 }
 
-// firstOff returns when the watch first saw Off, and the states it saw.
+// firstOff returns when the watch first saw Disabled, and the states it saw.
 func (l *stateLog) firstOff() (time.Time, []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -110,14 +110,14 @@ func checkpointPass(task featuresv1alpha1.FeatureTask) int64 {
 }
 
 // TestRefusedValuesHoldOrClear: values of an enum field refused while their
-// Feature is off are never stored when the Feature is Off. The binding of
+// Feature is off are never stored when the Feature is Disabled. The binding of
 // the Gizmo CRD refuses Huge with the default whenStored, Hold, for the
 // Feature huge-gizmos, and Giant with whenStored Clear for giant-gizmos; 300
-// stored Gizmos hold each. Turned off, huge-gizmos holds TurningOff through
+// stored Gizmos hold each. Turned off, huge-gizmos holds Disabling through
 // pass after pass, naming ten of the 300 Gizmos that etcd, read directly,
 // still holds as Huge, keeps a held value on an unrelated update, refuses
-// a new one; once their owners changed or deleted them it reaches Off, and
-// etcd holds no Huge. giant-gizmos reaches Off with every Giant cleared
+// a new one; once their owners changed or deleted them it reaches Disabled, and
+// etcd holds no Huge. giant-gizmos reaches Disabled with every Giant cleared
 // from etcd, the 300 Gizmos kept.
 func TestRefusedValuesHoldOrClear(t *testing.T) {
 	const n = 300
@@ -163,11 +163,11 @@ func TestRefusedValuesHoldOrClear(t *testing.T) {
 	// Hold.
 	states := watchStates(t, admin, "huge-gizmos")
 	asked := time.Now()
-	setDesired(t, admin, "huge-gizmos", featuresv1alpha1.FeatureDesiredStateOff)
+	setDesired(t, admin, "huge-gizmos", featuresv1alpha1.FeatureDesiredStateDisabled)
 	const task = "wait-for-no-gizmos-example-com"
 	const held = `300 gizmos.example.com in 1 namespace hold spec.size "Huge": change or delete them to turn the feature off: `
 	var named time.Duration
-	f := waitForState(t, admin, "huge-gizmos", featuresv1alpha1.FeatureStateTurningOff, 2*time.Minute, func(f *featuresv1alpha1.Feature) bool {
+	f := waitForState(t, admin, "huge-gizmos", featuresv1alpha1.FeatureStateDisabling, 2*time.Minute, func(f *featuresv1alpha1.Feature) bool {
 		if len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Name != task || !strings.HasPrefix(f.Status.Tasks[0].Message, held) {
 			return false
 		}
@@ -183,27 +183,27 @@ func TestRefusedValuesHoldOrClear(t *testing.T) {
 	}
 	heldFor := time.Since(asked)
 	if got := sizes(t, prefix); got["Huge"] != n {
-		t.Fatalf("while huge-gizmos holds TurningOff, etcd holds %d Huge, want %d", got["Huge"], n)
+		t.Fatalf("while huge-gizmos holds Disabling, etcd holds %d Huge, want %d", got["Huge"], n)
 	}
 	// A new Huge is refused; an unrelated update of a held one keeps it,
 	// with a warning.
 	admitted(t, dyn, gizmosGVR, gizmo("probe", "Huge"), true)
 	err := create(dyn, gizmosGVR, gizmo("new-huge", "Huge"))
-	if want := `spec.size: Forbidden: spec.size "Huge" cannot be set: feature widgets-system/huge-gizmos is TurningOff`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+	if want := `spec.size: Forbidden: spec.size "Huge" cannot be set: feature widgets-system/huge-gizmos is Disabling`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("creating a Huge Gizmo while huge-gizmos turns off: want 422 with %q, got %v", want, err)
 	}
 	seen.Reset()
 	if _, err := dyn.Resource(gizmosGVR).Namespace(vendor).Patch(ctx, "huge-000", types.MergePatchType, []byte(`{"spec":{"label":"kept"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if want := `spec.size "Huge" was kept as the object held it: feature widgets-system/huge-gizmos is TurningOff; change it to let the feature turn off`; !strings.Contains(seen.String(), want) {
+	if want := `spec.size "Huge" was kept as the object held it: feature widgets-system/huge-gizmos is Disabling; change it to let the feature turn off`; !strings.Contains(seen.String(), want) {
 		t.Errorf("warnings of an update of a held Gizmo: %q, want %q", seen.String(), want)
 	}
 	if spec := harness.StoredSpecs(t, prefix, "example.com", "gizmos", vendor)["huge-000"]; spec["size"] != "Huge" || spec["label"] != "kept" {
 		t.Errorf("the updated held Gizmo is stored as %v", spec)
 	}
 	if off, seen := states.firstOff(); !off.IsZero() {
-		t.Fatalf("huge-gizmos reached Off while %d Gizmos held Huge (states %v)", n, seen)
+		t.Fatalf("huge-gizmos reached Disabled while %d Gizmos held Huge (states %v)", n, seen)
 	}
 	// Their owners make half of them Small and delete the others.
 	changed := time.Now()
@@ -220,24 +220,24 @@ func TestRefusedValuesHoldOrClear(t *testing.T) {
 		}
 	}
 	lastChange := time.Now()
-	waitForState(t, admin, "huge-gizmos", featuresv1alpha1.FeatureStateOff, 2*time.Minute, nil)
+	waitForState(t, admin, "huge-gizmos", featuresv1alpha1.FeatureStateDisabled, 2*time.Minute, nil)
 	got := sizes(t, prefix)
 	if got["Huge"] != 0 || got["Small"] != 10+n/2 {
-		t.Errorf("with huge-gizmos Off, etcd holds %v: want no Huge and %d Small", got, 10+n/2)
+		t.Errorf("with huge-gizmos Disabled, etcd holds %v: want no Huge and %d Small", got, 10+n/2)
 	}
 	offAt, seenStates := states.firstOff()
 	if offAt.Before(lastChange) {
-		t.Errorf("huge-gizmos was first Off at %v, before the last Gizmo changed at %v (states %v)", offAt, lastChange, seenStates)
+		t.Errorf("huge-gizmos was first Disabled at %v, before the last Gizmo changed at %v (states %v)", offAt, lastChange, seenStates)
 	}
-	t.Logf("Hold: huge-gizmos named 10 of %d Huge Gizmos %.1fs after it was asked Off and held TurningOff for %.1fs over 2 passes with etcd holding %d Huge; "+
-		"its owners changed %d and deleted %d in %.1fs; Off %.1fs after the last change, etcd then holding %v; states %v",
+	t.Logf("Hold: huge-gizmos named 10 of %d Huge Gizmos %.1fs after it was asked Disabled and held Disabling for %.1fs over 2 passes with etcd holding %d Huge; "+
+		"its owners changed %d and deleted %d in %.1fs; Disabled %.1fs after the last change, etcd then holding %v; states %v",
 		n, named.Seconds(), heldFor.Seconds(), n, n/2, n/2, lastChange.Sub(changed).Seconds(), offAt.Sub(lastChange).Seconds(), got, seenStates)
 
 	// Clear.
 	states = watchStates(t, admin, "giant-gizmos")
 	asked = time.Now()
-	setDesired(t, admin, "giant-gizmos", featuresv1alpha1.FeatureDesiredStateOff)
-	waitForState(t, admin, "giant-gizmos", featuresv1alpha1.FeatureStateOff, 2*time.Minute, nil)
+	setDesired(t, admin, "giant-gizmos", featuresv1alpha1.FeatureDesiredStateDisabled)
+	waitForState(t, admin, "giant-gizmos", featuresv1alpha1.FeatureStateDisabled, 2*time.Minute, nil)
 	tookClear := time.Since(asked)
 	stored := harness.StoredSpecs(t, prefix, "example.com", "gizmos", vendor)
 	got = sizes(t, prefix)
@@ -250,7 +250,7 @@ func TestRefusedValuesHoldOrClear(t *testing.T) {
 		}
 	}
 	if got["Giant"] != 0 || cleared != n {
-		t.Errorf("with giant-gizmos Off, etcd holds %v, %d of %d Giant Gizmos stored without a size: want no Giant, all %d kept and cleared", got, cleared, n, n)
+		t.Errorf("with giant-gizmos Disabled, etcd holds %v, %d of %d Giant Gizmos stored without a size: want no Giant, all %d kept and cleared", got, cleared, n, n)
 	}
 	events, err := admin.CoreV1().Events(vendor).List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
 		fields.OneTermEqualSelector("involvedObject.name", "giant-gizmos"), fields.OneTermEqualSelector("reason", "TaskCompleted")).String()})
@@ -265,7 +265,7 @@ func TestRefusedValuesHoldOrClear(t *testing.T) {
 		t.Errorf("TaskCompleted events of giant-gizmos: %q, want clear-gizmos-example-com clearing %d", completed, n)
 	}
 	_, seenStates = states.firstOff()
-	t.Logf("Clear: giant-gizmos Off %.1fs after it was asked Off, etcd then holding %v (%d Giant Gizmos kept without a size); states %v",
+	t.Logf("Clear: giant-gizmos Disabled %.1fs after it was asked Disabled, etcd then holding %v (%d Giant Gizmos kept without a size); states %v",
 		tookClear.Seconds(), got, cleared, seenStates)
 	// No Giant can be written any more.
 	admitted(t, dyn, gizmosGVR, gizmo("new-giant", "Giant"), true)

@@ -28,7 +28,7 @@ import (
 // Feature records the lifecycle of one feature gate in a cluster: the state
 // the configuration asks for, the state the cluster has actually reached, which
 // components checked the gate and what they found, and the tasks that must
-// finish before a transition between On and Off is complete.
+// finish before a transition between Enabled and Disabled is complete.
 //
 // Kubernetes' own gates live in kube-system; third parties use their own
 // namespace. The object name is the gate name in lower-case kebab form
@@ -56,10 +56,10 @@ type Feature struct {
 type FeatureDesiredState string
 
 const (
-	// FeatureDesiredStateOn asks for the feature to be enabled.
-	FeatureDesiredStateOn FeatureDesiredState = "On"
-	// FeatureDesiredStateOff asks for the feature to be disabled.
-	FeatureDesiredStateOff FeatureDesiredState = "Off"
+	// FeatureDesiredStateEnabled asks for the feature to be enabled.
+	FeatureDesiredStateEnabled FeatureDesiredState = "Enabled"
+	// FeatureDesiredStateDisabled asks for the feature to be disabled.
+	FeatureDesiredStateDisabled FeatureDesiredState = "Disabled"
 )
 
 // FeatureManagement says where the desired state of a feature comes from,
@@ -90,7 +90,7 @@ type FeatureSpec struct {
 	// +required
 	Gate string `json:"gate" protobuf:"bytes,1,opt,name=gate"`
 
-	// desiredState is the state the feature should reach: On or Off. For
+	// desiredState is the state the feature should reach: Enabled or Disabled. For
 	// command-line features kube-apiserver keeps it equal to the value
 	// configured on all live kube-apiservers.
 	// +optional
@@ -262,8 +262,8 @@ type FeatureDeclaredTask struct {
 	// +optional
 	Description string `json:"description,omitempty" protobuf:"bytes,2,opt,name=description"`
 
-	// transition is the transition whose plan holds the task: TurningOn or
-	// TurningOff.
+	// transition is the transition whose plan holds the task: Enabling or
+	// Disabling.
 	// +required
 	Transition FeatureState `json:"transition" protobuf:"bytes,3,opt,name=transition,casttype=FeatureState"`
 
@@ -280,14 +280,14 @@ type FeatureDeclaredTask struct {
 type FeatureState string
 
 const (
-	// FeatureStateOn means the feature is enabled and no task is left.
-	FeatureStateOn FeatureState = "On"
-	// FeatureStateOff means the feature is disabled and no task is left.
-	FeatureStateOff FeatureState = "Off"
-	// FeatureStateTurningOn means the feature is being enabled; tasks remain.
-	FeatureStateTurningOn FeatureState = "TurningOn"
-	// FeatureStateTurningOff means the feature is being disabled; tasks remain.
-	FeatureStateTurningOff FeatureState = "TurningOff"
+	// FeatureStateEnabled means the feature is enabled and no task is left.
+	FeatureStateEnabled FeatureState = "Enabled"
+	// FeatureStateDisabled means the feature is disabled and no task is left.
+	FeatureStateDisabled FeatureState = "Disabled"
+	// FeatureStateEnabling means the feature is being enabled; tasks remain.
+	FeatureStateEnabling FeatureState = "Enabling"
+	// FeatureStateDisabling means the feature is being disabled; tasks remain.
+	FeatureStateDisabling FeatureState = "Disabling"
 )
 
 // FeaturePreRelease is the maturity of a feature gate.
@@ -321,11 +321,11 @@ const (
 	// upgrade removed the gate. Such a Feature is kept, and deleted once the
 	// apiservers are more minor versions past status.version than they retain.
 	FeatureConditionKnown = "Known"
-	// FeatureConditionStoredDataRemains is True when a Feature that was Off
+	// FeatureConditionStoredDataRemains is True when a Feature that was Disabled
 	// was found to still have stored objects that use what its gate guards
 	// (restored from a backup, written by an older kube-apiserver), which
-	// the message names: the Feature went back to TurningOff to run its
-	// tasks again. It turns False once the Feature is Off again. Absent
+	// the message names: the Feature went back to Disabling to run its
+	// tasks again. It turns False once the Feature is Disabled again. Absent
 	// while nothing was ever found.
 	FeatureConditionStoredDataRemains = "StoredDataRemains"
 	// FeatureConditionUpgradeSafe says whether this Feature allows raising
@@ -356,7 +356,7 @@ const (
 
 // FeatureStatus is the observed state of a Feature.
 type FeatureStatus struct {
-	// state is the observed state: On, Off, TurningOn or TurningOff.
+	// state is the observed state: Enabled, Disabled, Enabling or Disabling.
 	// +optional
 	State FeatureState `json:"state,omitempty" protobuf:"bytes,1,opt,name=state,casttype=FeatureState"`
 
@@ -783,7 +783,7 @@ type FeatureTargetSpec struct {
 	// +required
 	Management FeatureManagement `json:"management" protobuf:"bytes,2,opt,name=management,casttype=FeatureManagement"`
 
-	// desiredState is the value followers take, On or Off; while rollout
+	// desiredState is the value followers take, Enabled or Disabled; while rollout
 	// is set, only those outside its cohort.
 	// +required
 	DesiredState FeatureDesiredState `json:"desiredState" protobuf:"bytes,3,opt,name=desiredState,casttype=FeatureDesiredState"`
@@ -844,7 +844,7 @@ type FeatureTargetList struct {
 // Kubernetes' own strategies gate built-in fields: while a bound Feature is
 // off, a write of a bound field gets it dropped with a warning, or refused;
 // creating an object of a bound kind is refused; and the Feature's
-// TurningOff clears what stored objects hold, or holds until no stored
+// Disabling clears what stored objects hold, or holds until no stored
 // object holds it, naming them. It is cluster-scoped like the CRD it
 // extends, one per CRD, named after it (<plural>.<group>). Its writer must
 // be allowed to update the CRD and to get every Feature it binds to.
@@ -906,19 +906,19 @@ type CustomResourceFieldBinding struct {
 	Feature FeatureReference `json:"feature" protobuf:"bytes,4,opt,name=feature"`
 
 	// whenOff says what a write that sets the field or value gets while
-	// the Feature is off (Off, TurningOff, asked Off, or missing): Drop
+	// the Feature is off (Disabled, Disabling, asked Disabled, or missing): Drop
 	// removes it from the write with a warning, as built-in strategies drop
 	// disabled fields; Refuse refuses the write with a field error. Default
 	// Drop for a field or value; a kind is always Refuse.
 	// +optional
 	WhenOff CustomResourceWhenOff `json:"whenOff,omitempty" protobuf:"bytes,5,opt,name=whenOff,casttype=CustomResourceWhenOff"`
 
-	// whenStored says what the Feature's TurningOff does with stored
+	// whenStored says what the Feature's Disabling does with stored
 	// objects that hold the field or value: Clear rewrites each without it,
-	// through the API; Hold keeps the Feature TurningOff, naming up to ten
+	// through the API; Hold keeps the Feature Disabling, naming up to ten
 	// of the objects, until none holds it (the owners change or delete
 	// them), as built-in gates hold for refused values. The Feature never
-	// reaches Off while a stored object holds it. Default Clear with
+	// reaches Disabled while a stored object holds it. Default Clear with
 	// whenOff Drop, Hold with Refuse; a kind is always Hold (objects are
 	// never deleted).
 	// +optional
@@ -950,7 +950,7 @@ const (
 	CustomResourceWhenOffRefuse CustomResourceWhenOff = "Refuse"
 )
 
-// CustomResourceWhenStored is what a Feature's TurningOff does with stored
+// CustomResourceWhenStored is what a Feature's Disabling does with stored
 // objects that hold a bound field or value.
 // +enum
 type CustomResourceWhenStored string
@@ -959,7 +959,7 @@ const (
 	// CustomResourceWhenStoredClear rewrites each stored object without
 	// the field or value.
 	CustomResourceWhenStoredClear CustomResourceWhenStored = "Clear"
-	// CustomResourceWhenStoredHold keeps the Feature TurningOff, naming up
+	// CustomResourceWhenStoredHold keeps the Feature Disabling, naming up
 	// to ten of the objects, until no stored object holds the field or
 	// value.
 	CustomResourceWhenStoredHold CustomResourceWhenStored = "Hold"

@@ -35,7 +35,7 @@ import (
 // Kubernetes' own strategies gate built-in fields: while a bound Feature is
 // off, a write of a bound field gets it dropped with a warning, or refused;
 // creating an object of a bound kind is refused; and the Feature's
-// TurningOff clears what stored objects hold, or holds until no stored
+// Disabling clears what stored objects hold, or holds until no stored
 // object holds it, naming them. It is cluster-scoped like the CRD it
 // extends, one per CRD, named after it (<plural>.<group>). Its writer must
 // be allowed to update the CRD and to get every Feature it binds to.

@@ -46,17 +46,17 @@ type CustomResourceFieldBindingApplyConfiguration struct {
 	// feature is the Feature the field, value or kind belongs to.
 	Feature *FeatureReferenceApplyConfiguration `json:"feature,omitempty"`
 	// whenOff says what a write that sets the field or value gets while
-	// the Feature is off (Off, TurningOff, asked Off, or missing): Drop
+	// the Feature is off (Disabled, Disabling, asked Disabled, or missing): Drop
 	// removes it from the write with a warning, as built-in strategies drop
 	// disabled fields; Refuse refuses the write with a field error. Default
 	// Drop for a field or value; a kind is always Refuse.
 	WhenOff *featuresv1alpha1.CustomResourceWhenOff `json:"whenOff,omitempty"`
-	// whenStored says what the Feature's TurningOff does with stored
+	// whenStored says what the Feature's Disabling does with stored
 	// objects that hold the field or value: Clear rewrites each without it,
-	// through the API; Hold keeps the Feature TurningOff, naming up to ten
+	// through the API; Hold keeps the Feature Disabling, naming up to ten
 	// of the objects, until none holds it (the owners change or delete
 	// them), as built-in gates hold for refused values. The Feature never
-	// reaches Off while a stored object holds it. Default Clear with
+	// reaches Disabled while a stored object holds it. Default Clear with
 	// whenOff Drop, Hold with Refuse; a kind is always Hold (objects are
 	// never deleted).
 	WhenStored *featuresv1alpha1.CustomResourceWhenStored `json:"whenStored,omitempty"`
