@@ -23,7 +23,7 @@ case "${1:-make}" in
     featureflags::tree::ensure
     out="${FEATUREFLAGS_ROOT}/_output/series"
     rm -rf "${out}"
-    git -C "${TREE}" format-patch --quiet --zero-commit --no-signature -o "${out}" "${RELEASE}..HEAD"
+    git -C "${TREE}" format-patch --quiet --zero-commit --no-signature --diff-algorithm=histogram -o "${out}" "${RELEASE}..HEAD"
     featureflags::log "$(find "${out}" -name '*.patch' | wc -l) patches in ${out#"${FEATUREFLAGS_ROOT}"/}" ;;
   *)
     sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2

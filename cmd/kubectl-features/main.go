@@ -19,11 +19,14 @@ limitations under the License.
 // cluster's kube-apiservers can move to another emulation version: every
 // blocker with what to do, and what the move changes; it exits 1 when
 // something blocks the move. rollout drives the rollout in steps of a
-// Dynamic Feature (start, status, pause, resume, abort).
+// Dynamic Feature (start, status, pause, resume, abort). migrate-bindings
+// turns the features.k8s.io/gated-fields annotations of CRDs, no longer
+// read, into CustomResourceFeatureBindings.
 //
 //	kubectl features check --to-version 1.36
 //	kubectl features rollout start ExtendWebSocketsToKubelet --to Enabled
 //	kubectl features rollout status -w ExtendWebSocketsToKubelet
+//	kubectl features migrate-bindings --dry-run
 package main
 
 import (
@@ -36,7 +39,7 @@ import (
 
 func main() {
 	if err := app.NewCommand(os.Stdout).Execute(); err != nil {
-		if !errors.Is(err, app.ErrBlocked) && !errors.Is(err, app.ErrRolloutStopped) {
+		if !errors.Is(err, app.ErrBlocked) && !errors.Is(err, app.ErrRolloutStopped) && !errors.Is(err, app.ErrNotMigrated) {
 			fmt.Fprintln(os.Stderr, "error:", err)
 		}
 		os.Exit(1)

@@ -219,8 +219,8 @@ type Controller struct {
 	recorder record.EventRecorder
 
 	leaseInformer cache.SharedIndexInformer
-	// crds are the CRDs' bindings to third parties' Features (nil without
-	// env.Dynamic).
+	// crds are the CustomResourceFeatureBindings of CRDs to third parties'
+	// Features (nil without env.Dynamic, which their tasks use).
 	crds *customResources
 	// tombstones lists the departures of apiservers (departures.go).
 	tombstones        coordinationlisters.LeaseLister
@@ -351,7 +351,7 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 	c.recorder = c.broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "kube-apiserver", Host: self})
 
 	if env.Dynamic != nil {
-		crds, err := newCustomResources(env.Dynamic, opts.Resync, func(key string) { c.queue.Add(key) })
+		crds, err := newCustomResources(c.informers.Features().V1alpha1().CustomResourceFeatureBindings(), func(key string) { c.queue.Add(key) })
 		if err != nil {
 			return nil, err
 		}
@@ -481,7 +481,6 @@ func (c *Controller) Run(ctx context.Context) {
 	synced := []cache.InformerSynced{c.informers.Features().V1alpha1().Features().Informer().HasSynced,
 		c.reportInformer.HasSynced, c.reportsIndexed, c.leaseInformer.HasSynced, c.tombstoneInformer.HasSynced, c.nodeLeaseInformer.HasSynced, c.rollouts.informer.HasSynced, c.targets.informer.HasSynced}
 	if c.crds != nil {
-		go c.crds.run(ctx)
 		synced = append(synced, c.crds.informer.HasSynced)
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
@@ -1274,7 +1273,7 @@ func (c *Controller) task(f *featuresv1alpha1.Feature, state featuresv1alpha1.Fe
 		switch {
 		case status.Owner != "":
 			return tasks.Owned{TaskName: name, TaskDescription: status.Description, Owner: status.Owner}
-		case c.crds != nil && customResourcesTaskName(name):
+		case c.crds != nil && tasks.IsCustomResourcesTaskName(name):
 			return moot(name)
 		}
 		return nil

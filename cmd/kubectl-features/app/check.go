@@ -26,6 +26,7 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	featuresclient "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
@@ -44,7 +45,7 @@ func NewCommand(out io.Writer) *cobra.Command {
 	overrides := &clientcmd.ConfigOverrides{}
 	root := &cobra.Command{
 		Use:           "kubectl-features",
-		Short:         "Inspect the feature lifecycle (features.k8s.io) of a cluster and drive rollouts in steps",
+		Short:         "Inspect the feature lifecycle (features.k8s.io) of a cluster, drive rollouts in steps and migrate CRD bindings",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -88,6 +89,17 @@ when something blocks the move.`,
 			return nil, err
 		}
 		return featuresclient.NewForConfig(config)
+	}), newMigrateCommand(out, func() (featuresclient.Interface, dynamic.Interface, error) {
+		config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(loading, overrides).ClientConfig()
+		if err != nil {
+			return nil, nil, err
+		}
+		client, err := featuresclient.NewForConfig(config)
+		if err != nil {
+			return nil, nil, err
+		}
+		dyn, err := dynamic.NewForConfig(config)
+		return client, dyn, err
 	}))
 	return root
 }

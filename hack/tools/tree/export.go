@@ -254,7 +254,7 @@ func patchName(dir, c string, n int) (string, error) {
 // changes to paths; with no paths, the header alone.
 func formatPatch(dir, c string, n int, paths []string) ([]byte, error) {
 	if len(paths) > 0 {
-		args := append([]string{"format-patch", "-1", "-k", "--zero-commit", "--no-signature", "--stdout", "--start-number", strconv.Itoa(n), c, "--"}, paths...)
+		args := append([]string{"format-patch", "-1", "-k", "--zero-commit", "--no-signature", "--diff-algorithm=histogram", "--stdout", "--start-number", strconv.Itoa(n), c, "--"}, paths...)
 		return git(dir, nil, nil, args...)
 	}
 	return git(dir, nil, nil, "log", "-1", "--format=From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001%nFrom: %an <%ae>%nDate: %aD%nSubject: %s%n%n%b", c)

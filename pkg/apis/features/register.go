@@ -52,6 +52,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&FeatureReportList{},
 		&FeatureTarget{},
 		&FeatureTargetList{},
+		&CustomResourceFeatureBinding{},
+		&CustomResourceFeatureBindingList{},
 	)
 	return nil
 }

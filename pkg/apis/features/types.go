@@ -301,3 +301,70 @@ type FeatureTargetList struct {
 
 	Items []FeatureTarget
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CustomResourceFeatureBinding binds fields, values and the kind of one
+// CustomResourceDefinition's custom resources to Features. See the external
+// type in k8s.io/api/features/v1alpha1 for field documentation.
+type CustomResourceFeatureBinding struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec CustomResourceFeatureBindingSpec
+}
+
+// CustomResourceFeatureBindingSpec lists what of a CRD's custom resources
+// Features gate.
+type CustomResourceFeatureBindingSpec struct {
+	Bindings []CustomResourceFieldBinding
+}
+
+// CustomResourceFieldBinding binds a field, a value of a field or the kind
+// to a Feature.
+type CustomResourceFieldBinding struct {
+	Name       string
+	Path       string
+	Value      *string
+	Feature    FeatureReference
+	WhenOff    CustomResourceWhenOff
+	WhenStored CustomResourceWhenStored
+}
+
+// FeatureReference names a Feature.
+type FeatureReference struct {
+	Namespace string
+	Name      string
+}
+
+// CustomResourceWhenOff is what a write of a bound field or value gets while
+// its Feature is off.
+type CustomResourceWhenOff string
+
+const (
+	// CustomResourceWhenOffDrop drops the field or value, with a warning.
+	CustomResourceWhenOffDrop CustomResourceWhenOff = "Drop"
+	// CustomResourceWhenOffRefuse refuses a write that sets it anew.
+	CustomResourceWhenOffRefuse CustomResourceWhenOff = "Refuse"
+)
+
+// CustomResourceWhenStored is what a Feature's Disabling does with stored
+// objects that hold a bound field or value.
+type CustomResourceWhenStored string
+
+const (
+	// CustomResourceWhenStoredClear rewrites each stored object without it.
+	CustomResourceWhenStoredClear CustomResourceWhenStored = "Clear"
+	// CustomResourceWhenStoredHold holds Disabling until none holds it.
+	CustomResourceWhenStoredHold CustomResourceWhenStored = "Hold"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CustomResourceFeatureBindingList is a list of CustomResourceFeatureBindings.
+type CustomResourceFeatureBindingList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []CustomResourceFeatureBinding
+}

@@ -294,6 +294,13 @@ func (w *waitForAbsence[T]) message(store migrator.Store, cp absenceCheckpoint) 
 			noun = schema.GroupResource{Group: w.gr.Group, Resource: s.GetSingularName()}.String()
 		}
 	}
+	return cp.message(noun, verb+" "+w.what)
+}
+
+// message names the objects a pass found, e.g. "3 pods in 2 namespaces use
+// clusterTrustBundle volumes: ns-a/p1, ns-a/p2, ns-b/p3": how many objects
+// (noun), in how many namespaces, what they do, and the sample; bounded.
+func (cp absenceCheckpoint) message(noun, what string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s", cp.Matched, noun)
 	if cp.Namespaces > 0 {
@@ -303,7 +310,7 @@ func (w *waitForAbsence[T]) message(store migrator.Store, cp absenceCheckpoint) 
 		}
 		fmt.Fprintf(&b, " in %d %s", cp.Namespaces, namespaces)
 	}
-	fmt.Fprintf(&b, " %s %s: %s", verb, w.what, strings.Join(cp.Sample, ", "))
+	fmt.Fprintf(&b, " %s: %s", what, strings.Join(cp.Sample, ", "))
 	if cp.Matched > int64(len(cp.Sample)) {
 		b.WriteString(", ...")
 	}

@@ -19,7 +19,9 @@ package internalversion
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
+	"strings"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -30,7 +32,8 @@ import (
 )
 
 // addFeaturesHandlers adds the table printers of features.k8s.io
-// (KEP-3920): `kubectl get features` and `kubectl get featurereports`.
+// (KEP-3920): `kubectl get features`, `featurereports`, `featuretargets` and
+// `customresourcefeaturebindings`.
 func addFeaturesHandlers(h printers.PrintHandler) {
 	_ = h.TableHandler(featureColumnDefinitions, printFeature)
 	_ = h.TableHandler(featureColumnDefinitions, printFeatureList)
@@ -38,6 +41,8 @@ func addFeaturesHandlers(h printers.PrintHandler) {
 	_ = h.TableHandler(featureReportColumnDefinitions, printFeatureReportList)
 	_ = h.TableHandler(featureTargetColumnDefinitions, printFeatureTarget)
 	_ = h.TableHandler(featureTargetColumnDefinitions, printFeatureTargetList)
+	_ = h.TableHandler(bindingColumnDefinitions, printCustomResourceFeatureBinding)
+	_ = h.TableHandler(bindingColumnDefinitions, printCustomResourceFeatureBindingList)
 }
 
 // featureColumnDefinitions are the printer columns of `kubectl get features`.
@@ -252,4 +257,63 @@ func featureTargetCohortCell(r *features.FeatureTargetRollout) string {
 		cell += fmt.Sprintf(" and %d selectors", n)
 	}
 	return cell
+}
+
+// bindingColumnDefinitions are the printer columns of `kubectl get
+// customresourcefeaturebindings`.
+var bindingColumnDefinitions = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: "The name of the CustomResourceDefinition bound."},
+	{Name: "Bindings", Type: "integer", Description: "How many fields, values and kinds are bound (spec.bindings)."},
+	{Name: "Features", Type: "string", Description: "The Features bound to, namespace/name (spec.bindings[].feature)."},
+	{Name: "Age", Type: "string", Description: "Time since the binding was created."},
+	{Name: "Gated", Type: "string", Priority: 1, Description: "What each binding gates and how: path[=value] or kind, whenOff/whenStored."},
+}
+
+func printCustomResourceFeatureBinding(b *features.CustomResourceFeatureBinding, _ printers.GenerateOptions) ([]metav1.TableRow, error) {
+	row := metav1.TableRow{Object: runtime.RawExtension{Object: b}}
+	seen := map[string]bool{}
+	var refs, gated []string
+	for _, fb := range b.Spec.Bindings {
+		ref := fb.Feature.Namespace + "/" + fb.Feature.Name
+		if !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+		what := "kind"
+		if fb.Path != "" {
+			what = fb.Path
+			if fb.Value != nil {
+				what += "=" + *fb.Value
+			}
+		}
+		gated = append(gated, fmt.Sprintf("%s (%s/%s)", what, fb.WhenOff, fb.WhenStored))
+	}
+	sort.Strings(refs)
+	row.Cells = append(row.Cells, b.Name, int64(len(b.Spec.Bindings)), bindingListCell(refs, 3),
+		translateTimestampSince(b.CreationTimestamp), bindingListCell(gated, 8))
+	return []metav1.TableRow{row}, nil
+}
+
+func printCustomResourceFeatureBindingList(list *features.CustomResourceFeatureBindingList, opts printers.GenerateOptions) ([]metav1.TableRow, error) {
+	rows := make([]metav1.TableRow, 0, len(list.Items))
+	for i := range list.Items {
+		r, err := printCustomResourceFeatureBinding(&list.Items[i], opts)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
+// bindingListCell joins at most limit items, and says how many more there
+// are.
+func bindingListCell(items []string, limit int) string {
+	if len(items) == 0 {
+		return "<none>"
+	}
+	if len(items) <= limit {
+		return strings.Join(items, ",")
+	}
+	return fmt.Sprintf("%s + %d more...", strings.Join(items[:limit], ","), len(items)-limit)
 }

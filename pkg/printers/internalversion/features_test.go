@@ -328,3 +328,50 @@ func TestPrintFeatureTarget(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintCustomResourceFeatureBinding(t *testing.T) {
+	created := metav1.NewTime(time.Now().Add(-time.Hour))
+	ref := func(name string) features.FeatureReference {
+		return features.FeatureReference{Namespace: "widgets-system", Name: name}
+	}
+	for _, tc := range []struct {
+		name     string
+		bindings []features.CustomResourceFieldBinding
+		want     []any
+	}{
+		{"a field, a value and the kind", []features.CustomResourceFieldBinding{
+			{Name: "color", Path: "spec.color", Feature: ref("widget-colors"), WhenOff: "Drop", WhenStored: "Clear"},
+			{Name: "huge", Path: "spec.size", Value: ptr.To("Huge"), Feature: ref("widget-colors"), WhenOff: "Refuse", WhenStored: "Hold"},
+			{Name: "kind", Feature: ref("gadgets"), WhenOff: "Refuse", WhenStored: "Hold"},
+		}, []any{"widgets.example.com", int64(3), "widgets-system/gadgets,widgets-system/widget-colors", "60m",
+			"spec.color (Drop/Clear),spec.size=Huge (Refuse/Hold),kind (Refuse/Hold)"}},
+		{"many Features", []features.CustomResourceFieldBinding{
+			{Name: "a", Path: "spec.a", Feature: ref("a"), WhenOff: "Drop", WhenStored: "Clear"},
+			{Name: "b", Path: "spec.b", Feature: ref("b"), WhenOff: "Drop", WhenStored: "Clear"},
+			{Name: "c", Path: "spec.c", Feature: ref("c"), WhenOff: "Drop", WhenStored: "Clear"},
+			{Name: "d", Path: "spec.d", Feature: ref("d"), WhenOff: "Drop", WhenStored: "Clear"},
+		}, []any{"widgets.example.com", int64(4), "widgets-system/a,widgets-system/b,widgets-system/c + 1 more...", "60m",
+			"spec.a (Drop/Clear),spec.b (Drop/Clear),spec.c (Drop/Clear),spec.d (Drop/Clear)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			binding := &features.CustomResourceFeatureBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com", CreationTimestamp: created},
+				Spec:       features.CustomResourceFeatureBindingSpec{Bindings: tc.bindings},
+			}
+			table, err := printers.NewTableGenerator().With(addFeaturesHandlers).GenerateTable(
+				&features.CustomResourceFeatureBindingList{Items: []features.CustomResourceFeatureBinding{*binding}}, printers.GenerateOptions{Wide: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cells := table.Rows[0].Cells
+			if len(cells) != len(tc.want) {
+				t.Fatalf("cells %v, want %v", cells, tc.want)
+			}
+			for i := range tc.want {
+				if cells[i] != tc.want[i] {
+					t.Errorf("cell %d (%s): %v, want %v", i, table.ColumnDefinitions[i].Name, cells[i], tc.want[i])
+				}
+			}
+		})
+	}
+}

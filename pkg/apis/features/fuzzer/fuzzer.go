@@ -46,6 +46,13 @@ func Funcs(codecs runtimeserializer.CodecFactory) []interface{} {
 			*s = oneOf(c, "", features.FeatureStateEnabled, features.FeatureStateDisabled,
 				features.FeatureStateEnabling, features.FeatureStateDisabling)
 		},
+		func(b *features.CustomResourceFieldBinding, c randfill.Continue) {
+			c.FillNoCustom(b)
+			// whenOff and whenStored are defaulted from path and whenOff
+			// when empty, so "" does not round-trip.
+			b.WhenOff = oneOf(c, features.CustomResourceWhenOffDrop, features.CustomResourceWhenOffRefuse)
+			b.WhenStored = oneOf(c, features.CustomResourceWhenStoredClear, features.CustomResourceWhenStoredHold)
+		},
 		func(p *features.FeaturePreRelease, c randfill.Continue) {
 			*p = oneOf(c, "", features.FeaturePreReleaseAlpha, features.FeaturePreReleaseBeta,
 				features.FeaturePreReleaseGA, features.FeaturePreReleaseDeprecated)

@@ -18,10 +18,39 @@ package v1alpha1
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"
+
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
 // addDefaultingFuncs registers the defaulters generated from the +default
-// markers of k8s.io/api/features/v1alpha1 (spec.management: CommandLine).
+// markers of k8s.io/api/features/v1alpha1 (spec.management: CommandLine) and
+// the SetDefaults_ functions below.
 func addDefaultingFuncs(scheme *runtime.Scheme) error {
 	return RegisterDefaults(scheme)
+}
+
+// SetDefaults_CustomResourceFieldBinding defaults what a binding does while
+// its Feature is off: a kind is refused and held; a field or value is
+// dropped (whenOff Drop), and what is stored is cleared when it is dropped
+// and held when it is refused, as built-in gates do with the fields their
+// strategies drop and the values their validation refuses.
+func SetDefaults_CustomResourceFieldBinding(obj *featuresv1alpha1.CustomResourceFieldBinding) {
+	if obj.Path == "" {
+		if obj.WhenOff == "" {
+			obj.WhenOff = featuresv1alpha1.CustomResourceWhenOffRefuse
+		}
+		if obj.WhenStored == "" {
+			obj.WhenStored = featuresv1alpha1.CustomResourceWhenStoredHold
+		}
+		return
+	}
+	if obj.WhenOff == "" {
+		obj.WhenOff = featuresv1alpha1.CustomResourceWhenOffDrop
+	}
+	if obj.WhenStored == "" {
+		obj.WhenStored = featuresv1alpha1.CustomResourceWhenStoredClear
+		if obj.WhenOff == featuresv1alpha1.CustomResourceWhenOffRefuse {
+			obj.WhenStored = featuresv1alpha1.CustomResourceWhenStoredHold
+		}
+	}
 }

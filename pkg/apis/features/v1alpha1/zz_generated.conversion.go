@@ -38,6 +38,46 @@ func init() {
 // RegisterConversions adds conversion functions to the given scheme.
 // Public to allow building arbitrary schemes.
 func RegisterConversions(s *runtime.Scheme) error {
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.CustomResourceFeatureBinding)(nil), (*features.CustomResourceFeatureBinding)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_CustomResourceFeatureBinding_To_features_CustomResourceFeatureBinding(a.(*featuresv1alpha1.CustomResourceFeatureBinding), b.(*features.CustomResourceFeatureBinding), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*features.CustomResourceFeatureBinding)(nil), (*featuresv1alpha1.CustomResourceFeatureBinding)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_CustomResourceFeatureBinding_To_v1alpha1_CustomResourceFeatureBinding(a.(*features.CustomResourceFeatureBinding), b.(*featuresv1alpha1.CustomResourceFeatureBinding), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.CustomResourceFeatureBindingList)(nil), (*features.CustomResourceFeatureBindingList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_CustomResourceFeatureBindingList_To_features_CustomResourceFeatureBindingList(a.(*featuresv1alpha1.CustomResourceFeatureBindingList), b.(*features.CustomResourceFeatureBindingList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*features.CustomResourceFeatureBindingList)(nil), (*featuresv1alpha1.CustomResourceFeatureBindingList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_CustomResourceFeatureBindingList_To_v1alpha1_CustomResourceFeatureBindingList(a.(*features.CustomResourceFeatureBindingList), b.(*featuresv1alpha1.CustomResourceFeatureBindingList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.CustomResourceFeatureBindingSpec)(nil), (*features.CustomResourceFeatureBindingSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_CustomResourceFeatureBindingSpec_To_features_CustomResourceFeatureBindingSpec(a.(*featuresv1alpha1.CustomResourceFeatureBindingSpec), b.(*features.CustomResourceFeatureBindingSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*features.CustomResourceFeatureBindingSpec)(nil), (*featuresv1alpha1.CustomResourceFeatureBindingSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_CustomResourceFeatureBindingSpec_To_v1alpha1_CustomResourceFeatureBindingSpec(a.(*features.CustomResourceFeatureBindingSpec), b.(*featuresv1alpha1.CustomResourceFeatureBindingSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.CustomResourceFieldBinding)(nil), (*features.CustomResourceFieldBinding)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_CustomResourceFieldBinding_To_features_CustomResourceFieldBinding(a.(*featuresv1alpha1.CustomResourceFieldBinding), b.(*features.CustomResourceFieldBinding), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*features.CustomResourceFieldBinding)(nil), (*featuresv1alpha1.CustomResourceFieldBinding)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_CustomResourceFieldBinding_To_v1alpha1_CustomResourceFieldBinding(a.(*features.CustomResourceFieldBinding), b.(*featuresv1alpha1.CustomResourceFieldBinding), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.Feature)(nil), (*features.Feature)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_Feature_To_features_Feature(a.(*featuresv1alpha1.Feature), b.(*features.Feature), scope)
 	}); err != nil {
@@ -80,6 +120,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*features.FeatureList)(nil), (*featuresv1alpha1.FeatureList)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_features_FeatureList_To_v1alpha1_FeatureList(a.(*features.FeatureList), b.(*featuresv1alpha1.FeatureList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*featuresv1alpha1.FeatureReference)(nil), (*features.FeatureReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FeatureReference_To_features_FeatureReference(a.(*featuresv1alpha1.FeatureReference), b.(*features.FeatureReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*features.FeatureReference)(nil), (*featuresv1alpha1.FeatureReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_features_FeatureReference_To_v1alpha1_FeatureReference(a.(*features.FeatureReference), b.(*featuresv1alpha1.FeatureReference), scope)
 	}); err != nil {
 		return err
 	}
@@ -261,6 +311,94 @@ func RegisterConversions(s *runtime.Scheme) error {
 	return nil
 }
 
+func autoConvert_v1alpha1_CustomResourceFeatureBinding_To_features_CustomResourceFeatureBinding(in *featuresv1alpha1.CustomResourceFeatureBinding, out *features.CustomResourceFeatureBinding, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_CustomResourceFeatureBindingSpec_To_features_CustomResourceFeatureBindingSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_CustomResourceFeatureBinding_To_features_CustomResourceFeatureBinding is an autogenerated conversion function.
+func Convert_v1alpha1_CustomResourceFeatureBinding_To_features_CustomResourceFeatureBinding(in *featuresv1alpha1.CustomResourceFeatureBinding, out *features.CustomResourceFeatureBinding, s conversion.Scope) error {
+	return autoConvert_v1alpha1_CustomResourceFeatureBinding_To_features_CustomResourceFeatureBinding(in, out, s)
+}
+
+func autoConvert_features_CustomResourceFeatureBinding_To_v1alpha1_CustomResourceFeatureBinding(in *features.CustomResourceFeatureBinding, out *featuresv1alpha1.CustomResourceFeatureBinding, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_features_CustomResourceFeatureBindingSpec_To_v1alpha1_CustomResourceFeatureBindingSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_features_CustomResourceFeatureBinding_To_v1alpha1_CustomResourceFeatureBinding is an autogenerated conversion function.
+func Convert_features_CustomResourceFeatureBinding_To_v1alpha1_CustomResourceFeatureBinding(in *features.CustomResourceFeatureBinding, out *featuresv1alpha1.CustomResourceFeatureBinding, s conversion.Scope) error {
+	return autoConvert_features_CustomResourceFeatureBinding_To_v1alpha1_CustomResourceFeatureBinding(in, out, s)
+}
+
+func autoConvert_v1alpha1_CustomResourceFeatureBindingList_To_features_CustomResourceFeatureBindingList(in *featuresv1alpha1.CustomResourceFeatureBindingList, out *features.CustomResourceFeatureBindingList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]features.CustomResourceFeatureBinding)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_CustomResourceFeatureBindingList_To_features_CustomResourceFeatureBindingList is an autogenerated conversion function.
+func Convert_v1alpha1_CustomResourceFeatureBindingList_To_features_CustomResourceFeatureBindingList(in *featuresv1alpha1.CustomResourceFeatureBindingList, out *features.CustomResourceFeatureBindingList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_CustomResourceFeatureBindingList_To_features_CustomResourceFeatureBindingList(in, out, s)
+}
+
+func autoConvert_features_CustomResourceFeatureBindingList_To_v1alpha1_CustomResourceFeatureBindingList(in *features.CustomResourceFeatureBindingList, out *featuresv1alpha1.CustomResourceFeatureBindingList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]featuresv1alpha1.CustomResourceFeatureBinding)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_features_CustomResourceFeatureBindingList_To_v1alpha1_CustomResourceFeatureBindingList is an autogenerated conversion function.
+func Convert_features_CustomResourceFeatureBindingList_To_v1alpha1_CustomResourceFeatureBindingList(in *features.CustomResourceFeatureBindingList, out *featuresv1alpha1.CustomResourceFeatureBindingList, s conversion.Scope) error {
+	return autoConvert_features_CustomResourceFeatureBindingList_To_v1alpha1_CustomResourceFeatureBindingList(in, out, s)
+}
+
+func autoConvert_v1alpha1_CustomResourceFeatureBindingSpec_To_features_CustomResourceFeatureBindingSpec(in *featuresv1alpha1.CustomResourceFeatureBindingSpec, out *features.CustomResourceFeatureBindingSpec, s conversion.Scope) error {
+	*out = *(*features.CustomResourceFeatureBindingSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_CustomResourceFeatureBindingSpec_To_features_CustomResourceFeatureBindingSpec is an autogenerated conversion function.
+func Convert_v1alpha1_CustomResourceFeatureBindingSpec_To_features_CustomResourceFeatureBindingSpec(in *featuresv1alpha1.CustomResourceFeatureBindingSpec, out *features.CustomResourceFeatureBindingSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_CustomResourceFeatureBindingSpec_To_features_CustomResourceFeatureBindingSpec(in, out, s)
+}
+
+func autoConvert_features_CustomResourceFeatureBindingSpec_To_v1alpha1_CustomResourceFeatureBindingSpec(in *features.CustomResourceFeatureBindingSpec, out *featuresv1alpha1.CustomResourceFeatureBindingSpec, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.CustomResourceFeatureBindingSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_features_CustomResourceFeatureBindingSpec_To_v1alpha1_CustomResourceFeatureBindingSpec is an autogenerated conversion function.
+func Convert_features_CustomResourceFeatureBindingSpec_To_v1alpha1_CustomResourceFeatureBindingSpec(in *features.CustomResourceFeatureBindingSpec, out *featuresv1alpha1.CustomResourceFeatureBindingSpec, s conversion.Scope) error {
+	return autoConvert_features_CustomResourceFeatureBindingSpec_To_v1alpha1_CustomResourceFeatureBindingSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_CustomResourceFieldBinding_To_features_CustomResourceFieldBinding(in *featuresv1alpha1.CustomResourceFieldBinding, out *features.CustomResourceFieldBinding, s conversion.Scope) error {
+	*out = *(*features.CustomResourceFieldBinding)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_CustomResourceFieldBinding_To_features_CustomResourceFieldBinding is an autogenerated conversion function.
+func Convert_v1alpha1_CustomResourceFieldBinding_To_features_CustomResourceFieldBinding(in *featuresv1alpha1.CustomResourceFieldBinding, out *features.CustomResourceFieldBinding, s conversion.Scope) error {
+	return autoConvert_v1alpha1_CustomResourceFieldBinding_To_features_CustomResourceFieldBinding(in, out, s)
+}
+
+func autoConvert_features_CustomResourceFieldBinding_To_v1alpha1_CustomResourceFieldBinding(in *features.CustomResourceFieldBinding, out *featuresv1alpha1.CustomResourceFieldBinding, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.CustomResourceFieldBinding)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_features_CustomResourceFieldBinding_To_v1alpha1_CustomResourceFieldBinding is an autogenerated conversion function.
+func Convert_features_CustomResourceFieldBinding_To_v1alpha1_CustomResourceFieldBinding(in *features.CustomResourceFieldBinding, out *featuresv1alpha1.CustomResourceFieldBinding, s conversion.Scope) error {
+	return autoConvert_features_CustomResourceFieldBinding_To_v1alpha1_CustomResourceFieldBinding(in, out, s)
+}
+
 func autoConvert_v1alpha1_Feature_To_features_Feature(in *featuresv1alpha1.Feature, out *features.Feature, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	if err := Convert_v1alpha1_FeatureSpec_To_features_FeatureSpec(&in.Spec, &out.Spec, s); err != nil {
@@ -420,6 +558,26 @@ func autoConvert_features_FeatureList_To_v1alpha1_FeatureList(in *features.Featu
 // Convert_features_FeatureList_To_v1alpha1_FeatureList is an autogenerated conversion function.
 func Convert_features_FeatureList_To_v1alpha1_FeatureList(in *features.FeatureList, out *featuresv1alpha1.FeatureList, s conversion.Scope) error {
 	return autoConvert_features_FeatureList_To_v1alpha1_FeatureList(in, out, s)
+}
+
+func autoConvert_v1alpha1_FeatureReference_To_features_FeatureReference(in *featuresv1alpha1.FeatureReference, out *features.FeatureReference, s conversion.Scope) error {
+	*out = *(*features.FeatureReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_FeatureReference_To_features_FeatureReference is an autogenerated conversion function.
+func Convert_v1alpha1_FeatureReference_To_features_FeatureReference(in *featuresv1alpha1.FeatureReference, out *features.FeatureReference, s conversion.Scope) error {
+	return autoConvert_v1alpha1_FeatureReference_To_features_FeatureReference(in, out, s)
+}
+
+func autoConvert_features_FeatureReference_To_v1alpha1_FeatureReference(in *features.FeatureReference, out *featuresv1alpha1.FeatureReference, s conversion.Scope) error {
+	*out = *(*featuresv1alpha1.FeatureReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_features_FeatureReference_To_v1alpha1_FeatureReference is an autogenerated conversion function.
+func Convert_features_FeatureReference_To_v1alpha1_FeatureReference(in *features.FeatureReference, out *featuresv1alpha1.FeatureReference, s conversion.Scope) error {
+	return autoConvert_features_FeatureReference_To_v1alpha1_FeatureReference(in, out, s)
 }
 
 func autoConvert_v1alpha1_FeatureReport_To_features_FeatureReport(in *featuresv1alpha1.FeatureReport, out *features.FeatureReport, s conversion.Scope) error {

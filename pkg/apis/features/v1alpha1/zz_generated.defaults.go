@@ -30,9 +30,29 @@ import (
 // Public to allow building arbitrary schemes.
 // All generated defaulters are covering - they call all nested defaulters.
 func RegisterDefaults(scheme *runtime.Scheme) error {
+	scheme.AddTypeDefaultingFunc(&featuresv1alpha1.CustomResourceFeatureBinding{}, func(obj interface{}) {
+		SetObjectDefaults_CustomResourceFeatureBinding(obj.(*featuresv1alpha1.CustomResourceFeatureBinding))
+	})
+	scheme.AddTypeDefaultingFunc(&featuresv1alpha1.CustomResourceFeatureBindingList{}, func(obj interface{}) {
+		SetObjectDefaults_CustomResourceFeatureBindingList(obj.(*featuresv1alpha1.CustomResourceFeatureBindingList))
+	})
 	scheme.AddTypeDefaultingFunc(&featuresv1alpha1.Feature{}, func(obj interface{}) { SetObjectDefaults_Feature(obj.(*featuresv1alpha1.Feature)) })
 	scheme.AddTypeDefaultingFunc(&featuresv1alpha1.FeatureList{}, func(obj interface{}) { SetObjectDefaults_FeatureList(obj.(*featuresv1alpha1.FeatureList)) })
 	return nil
+}
+
+func SetObjectDefaults_CustomResourceFeatureBinding(in *featuresv1alpha1.CustomResourceFeatureBinding) {
+	for i := range in.Spec.Bindings {
+		a := &in.Spec.Bindings[i]
+		SetDefaults_CustomResourceFieldBinding(a)
+	}
+}
+
+func SetObjectDefaults_CustomResourceFeatureBindingList(in *featuresv1alpha1.CustomResourceFeatureBindingList) {
+	for i := range in.Items {
+		a := &in.Items[i]
+		SetObjectDefaults_CustomResourceFeatureBinding(a)
+	}
 }
 
 func SetObjectDefaults_Feature(in *featuresv1alpha1.Feature) {

@@ -26,6 +26,7 @@ import (
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/features"
+	bindingstorage "k8s.io/kubernetes/pkg/registry/features/customresourcefeaturebinding/storage"
 	featurestorage "k8s.io/kubernetes/pkg/registry/features/feature/storage"
 	reportstorage "k8s.io/kubernetes/pkg/registry/features/featurereport/storage"
 	targetstorage "k8s.io/kubernetes/pkg/registry/features/featuretarget/storage"
@@ -77,6 +78,15 @@ func (p RESTStorageProvider) v1alpha1Storage(apiResourceConfigSource serverstora
 			return storage, err
 		}
 		storage[resource] = targetStorage
+	}
+
+	// customresourcefeaturebindings
+	if resource := "customresourcefeaturebindings"; apiResourceConfigSource.ResourceEnabled(featuresv1alpha1.SchemeGroupVersion.WithResource(resource)) {
+		bindingStorage, err := bindingstorage.NewREST(restOptionsGetter)
+		if err != nil {
+			return storage, err
+		}
+		storage[resource] = bindingStorage
 	}
 	return storage, nil
 }

@@ -21,7 +21,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,25 +34,22 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/utils/ptr"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/kubernetes/pkg/featurelifecycle/crdbindings"
+	_ "k8s.io/kubernetes/pkg/apis/features/install"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 )
 
-const widgetBindings = `[{"path": "spec.color", "feature": "widgets/widget-colors"},
- {"path": "spec.size", "value": "huge", "feature": "widgets/huge-widgets", "whenOff": "Refuse"},
- {"path": "spec.shape", "feature": "widgets/shapes", "whenOff": "Refuse"},
- {"path": "status.glow", "feature": "widgets/widget-colors"},
- {"feature": "widgets/widgets"}]`
-
-// widgetCRD is a CRD of widgets.example.com with the given bindings.
-func widgetCRD(bindings string) *apiextensionsv1.CustomResourceDefinition {
+// widgetCRD is the CRD of widgets.example.com: spec.color, spec.size (an
+// enum), spec.shape, spec.count (an integer) and status.glow, with a
+// status subresource.
+func widgetCRD() *apiextensionsv1.CustomResourceDefinition {
 	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
 	return &apiextensionsv1.CustomResourceDefinition{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
-		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com", Annotations: map[string]string{crdbindings.Annotation: bindings}},
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: "example.com",
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"},
@@ -65,7 +61,8 @@ func widgetCRD(bindings string) *apiextensionsv1.CustomResourceDefinition {
 					Type: "object",
 					Properties: map[string]apiextensionsv1.JSONSchemaProps{
 						"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"color": str, "size": str, "shape": str,
+							"color": str, "shape": str, "count": {Type: "integer"},
+							"size": {Type: "string", Enum: []apiextensionsv1.JSON{{Raw: []byte(`"small"`)}, {Raw: []byte(`"huge"`)}, {Raw: []byte(`"giant"`)}}},
 						}},
 						"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"glow": str}},
 					},
@@ -75,37 +72,85 @@ func widgetCRD(bindings string) *apiextensionsv1.CustomResourceDefinition {
 	}
 }
 
-// feature returns a Feature in state.
+func ref(name string) featuresv1alpha1.FeatureReference {
+	return featuresv1alpha1.FeatureReference{Namespace: "widgets", Name: name}
+}
+
+// widgetBinding binds widgets.example.com: spec.color and status.glow
+// dropped and cleared, spec.size "huge" refused and cleared, spec.size
+// "giant" and spec.shape refused and held, and the kind.
+func widgetBinding() *featuresv1alpha1.CustomResourceFeatureBinding {
+	const (
+		drop, refuse = featuresv1alpha1.CustomResourceWhenOffDrop, featuresv1alpha1.CustomResourceWhenOffRefuse
+		clear, hold  = featuresv1alpha1.CustomResourceWhenStoredClear, featuresv1alpha1.CustomResourceWhenStoredHold
+	)
+	return &featuresv1alpha1.CustomResourceFeatureBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+		Spec: featuresv1alpha1.CustomResourceFeatureBindingSpec{Bindings: []featuresv1alpha1.CustomResourceFieldBinding{
+			{Name: "color", Path: "spec.color", Feature: ref("widget-colors"), WhenOff: drop, WhenStored: clear},
+			{Name: "huge", Path: "spec.size", Value: ptr.To("huge"), Feature: ref("huge-widgets"), WhenOff: refuse, WhenStored: clear},
+			{Name: "giant", Path: "spec.size", Value: ptr.To("giant"), Feature: ref("huge-widgets"), WhenOff: refuse, WhenStored: hold},
+			{Name: "shape", Path: "spec.shape", Feature: ref("shapes"), WhenOff: refuse, WhenStored: hold},
+			{Name: "glow", Path: "status.glow", Feature: ref("widget-colors"), WhenOff: drop, WhenStored: clear},
+			{Name: "kind", Feature: ref("widgets"), WhenOff: refuse, WhenStored: hold},
+		}},
+	}
+}
+
+// feature returns a Feature of namespace widgets in state.
 func feature(name string, state featuresv1alpha1.FeatureState) *featuresv1alpha1.Feature {
 	return &featuresv1alpha1.Feature{ObjectMeta: metav1.ObjectMeta{Namespace: "widgets", Name: name},
 		Status: featuresv1alpha1.FeatureStatus{State: state}}
 }
 
-// readers lets widget-admin get Features in namespace widgets.
-var readers = authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
-	if a.GetUser().GetName() == "widget-admin" && a.GetNamespace() == "widgets" && a.GetVerb() == "get" && a.GetResource() == "features" {
+// rights: widget-admin may get Features in namespace widgets and update
+// the CRD widgets.example.com; tenant may update the CRD only.
+var rights = authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	u := a.GetUser().GetName()
+	switch {
+	case (u == "widget-admin" || u == "tenant") && a.GetVerb() == "update" && a.GetResource() == "customresourcedefinitions" && a.GetName() == "widgets.example.com":
+		return authorizer.DecisionAllow, "", nil
+	case u == "widget-admin" && a.GetNamespace() == "widgets" && a.GetVerb() == "get" && a.GetResource() == "features":
 		return authorizer.DecisionAllow, "", nil
 	}
 	return authorizer.DecisionNoOpinion, "no rule allows it", nil
 })
 
-// newPlugin returns the plugin, initialized with the CRD of bindings and
-// the Features.
-func newPlugin(t *testing.T, bindings string, features ...runtime.Object) *Plugin {
+// toUnstructured converts obj for a fake dynamic client.
+func toUnstructured(t *testing.T, obj runtime.Object, apiVersion, kind string) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	return u
+}
+
+// newPlugin returns the plugin, initialized with objs (Features and
+// bindings) in its informers and the live API, and the CRD of widgets.
+func newPlugin(t *testing.T, objs ...runtime.Object) *Plugin {
 	t.Helper()
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, kubefeatures.FeatureLifecycle, true)
 	p := NewPlugin()
 	p.InspectFeatureGates(utilfeature.DefaultFeatureGate)
-	factory := informers.NewSharedInformerFactory(fake.NewClientset(features...), 0)
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
 	p.SetExternalKubeInformerFactory(factory)
-	p.SetAuthorizer(readers)
-	crd, err := runtime.DefaultUnstructuredConverter.ToUnstructured(widgetCRD(bindings))
-	if err != nil {
-		t.Fatal(err)
+	p.SetAuthorizer(rights)
+	live := []runtime.Object{toUnstructured(t, widgetCRD(), "apiextensions.k8s.io/v1", "CustomResourceDefinition")}
+	for _, obj := range objs {
+		switch o := obj.(type) {
+		case *featuresv1alpha1.Feature:
+			live = append(live, toUnstructured(t, o, "features.k8s.io/v1alpha1", "Feature"))
+		case *featuresv1alpha1.CustomResourceFeatureBinding:
+			live = append(live, toUnstructured(t, o, "features.k8s.io/v1alpha1", "CustomResourceFeatureBinding"))
+		}
 	}
-	scheme := runtime.NewScheme()
-	p.SetDynamicClient(dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
-		map[schema.GroupVersionResource]string{crdResource: "CustomResourceDefinitionList"}, &unstructured.Unstructured{Object: crd}))
+	p.SetDynamicClient(dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{crdResource: "CustomResourceDefinitionList", bindingsResource: "CustomResourceFeatureBindingList",
+			featuresv1alpha1.SchemeGroupVersion.WithResource("features"): "FeatureList"}, live...))
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
 	p.SetDrainedNotification(stop)
@@ -134,12 +179,14 @@ func widget(spec, status map[string]interface{}) *unstructured.Unstructured {
 }
 
 func TestAdmitCustomResources(t *testing.T) {
-	off := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateDisabled), feature("huge-widgets", featuresv1alpha1.FeatureStateDisabling),
-		feature("shapes", featuresv1alpha1.FeatureStateDisabled), feature("widgets", featuresv1alpha1.FeatureStateEnabled)}
-	on := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateEnabled), feature("huge-widgets", featuresv1alpha1.FeatureStateEnabling),
-		feature("shapes", featuresv1alpha1.FeatureStateEnabled), feature("widgets", featuresv1alpha1.FeatureStateEnabled)}
-	kindOff := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateEnabled), feature("huge-widgets", featuresv1alpha1.FeatureStateEnabled),
-		feature("shapes", featuresv1alpha1.FeatureStateEnabled), feature("widgets", featuresv1alpha1.FeatureStateDisabling)}
+	states := func(colors, huge, shapes, kind featuresv1alpha1.FeatureState) []runtime.Object {
+		return []runtime.Object{widgetBinding(), feature("widget-colors", colors), feature("huge-widgets", huge),
+			feature("shapes", shapes), feature("widgets", kind)}
+	}
+	const on, off, turningOn, turningOff = featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling
+	allOn := states(on, turningOn, on, on)
+	allOff := states(off, turningOff, off, on)
+	kindOff := states(on, on, on, turningOff)
 	spec := func(kv ...string) map[string]interface{} {
 		m := map[string]interface{}{}
 		for i := 0; i < len(kv); i += 2 {
@@ -149,7 +196,7 @@ func TestAdmitCustomResources(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name        string
-		features    []runtime.Object
+		objs        []runtime.Object
 		op          admission.Operation
 		subresource string
 		obj, old    *unstructured.Unstructured
@@ -158,51 +205,63 @@ func TestAdmitCustomResources(t *testing.T) {
 		warnings    []string
 		err         string
 	}{{
-		name: "on: everything kept", features: on, op: admission.Create,
+		name: "on: everything kept", objs: allOn, op: admission.Create,
 		obj: widget(spec("color", "red", "size", "huge", "shape", "round"), nil), wantSpec: spec("color", "red", "size", "huge", "shape", "round"),
 	}, {
-		name: "off: a dropped field is dropped with a warning", features: off, op: admission.Create,
+		name: "off: a dropped field is dropped with a warning", objs: allOff, op: admission.Create,
 		obj: widget(spec("color", "red", "size", "small"), nil), wantSpec: spec("size", "small"),
 		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
-		name: "off: a field the object holds is dropped too", features: off, op: admission.Update,
+		name: "off: a cleared field the object holds is dropped too", objs: allOff, op: admission.Update,
 		obj: widget(spec("color", "red"), nil), old: widget(spec("color", "red"), nil), wantSpec: spec(),
 		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
-		name: "off: a refused value is refused", features: off, op: admission.Create,
+		name: "off: a refused value is refused", objs: allOff, op: admission.Create,
 		obj: widget(spec("size", "huge"), nil),
 		err: `Widget.example.com "w" is invalid: spec.size: Forbidden: spec.size "huge" cannot be set: feature widgets/huge-widgets is Disabling`,
 	}, {
-		name: "off: other values of a refused value's field are kept", features: off, op: admission.Create,
+		name: "off: other values of a refused value's field are kept", objs: allOff, op: admission.Create,
 		obj: widget(spec("size", "small"), nil), wantSpec: spec("size", "small"),
 	}, {
-		name: "off: a refused value the object holds is dropped", features: off, op: admission.Update,
+		name: "off: a refused and cleared value the object holds is dropped", objs: allOff, op: admission.Update,
 		obj: widget(spec("size", "huge"), nil), old: widget(spec("size", "huge"), nil), wantSpec: spec(),
 		warnings: []string{`spec.size "huge" was dropped: feature widgets/huge-widgets is Disabling`},
 	}, {
-		name: "off: a refused field set anew on update is refused", features: off, op: admission.Update,
+		name: "off: a refused and held value the object holds is kept, with a warning", objs: allOff, op: admission.Update,
+		obj: widget(spec("size", "giant", "color", "red"), nil), old: widget(spec("size", "giant"), nil), wantSpec: spec("size", "giant"),
+		warnings: []string{`spec.size "giant" was kept as the object held it: feature widgets/huge-widgets is Disabling; change it to let the feature turn off`,
+			"spec.color was dropped: feature widgets/widget-colors is Disabled"},
+	}, {
+		name: "off: a held value set anew is refused", objs: allOff, op: admission.Update,
+		obj: widget(spec("size", "giant"), nil), old: widget(spec("size", "small"), nil),
+		err: `spec.size: Forbidden: spec.size "giant" cannot be set: feature widgets/huge-widgets is Disabling`,
+	}, {
+		name: "off: a refused field set anew on update is refused", objs: allOff, op: admission.Update,
 		obj: widget(spec("shape", "square"), nil), old: widget(spec("shape", "round"), nil),
 		err: `spec.shape: Forbidden: spec.shape cannot be set: feature widgets/shapes is Disabled`,
 	}, {
-		name: "off: status fields are left to the status subresource", features: off, op: admission.Update,
+		name: "off: status fields are left to the status subresource", objs: allOff, op: admission.Update,
 		obj: widget(spec(), spec("glow", "blue")), old: widget(spec(), nil), wantSpec: spec(), wantStatus: spec("glow", "blue"),
 	}, {
-		name: "off: the status subresource drops status fields", features: off, op: admission.Update, subresource: "status",
+		name: "off: the status subresource drops status fields", objs: allOff, op: admission.Update, subresource: "status",
 		obj: widget(spec("color", "red"), spec("glow", "blue")), old: widget(spec(), nil), wantSpec: spec("color", "red"), wantStatus: spec(),
 		warnings: []string{"status.glow was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
-		name: "kind off: creating is refused", features: kindOff, op: admission.Create,
+		name: "kind off: creating is refused", objs: kindOff, op: admission.Create,
 		obj: widget(spec(), nil), err: `kind: Forbidden: Widget cannot be created: feature widgets/widgets is Disabling`,
 	}, {
-		name: "kind off: updating is not", features: kindOff, op: admission.Update,
+		name: "kind off: updating is not", objs: kindOff, op: admission.Update,
 		obj: widget(spec("color", "red"), nil), old: widget(spec(), nil), wantSpec: spec("color", "red"),
 	}, {
-		name: "missing Features are off", op: admission.Create,
+		name: "missing Features are off", objs: []runtime.Object{widgetBinding()}, op: admission.Create,
 		obj: widget(spec("color", "red"), nil),
 		err: "kind: Forbidden: Widget cannot be created: feature widgets/widgets does not exist",
+	}, {
+		name: "no binding: nothing is gated", objs: []runtime.Object{feature("widget-colors", off)}, op: admission.Create,
+		obj: widget(spec("color", "red"), nil), wantSpec: spec("color", "red"),
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(t, widgetBindings, tc.features...)
+			p := newPlugin(t, tc.objs...)
 			var warnings recorder
 			ctx := warning.WithWarningRecorder(context.Background(), &warnings)
 			var old runtime.Object
@@ -247,109 +306,4 @@ func equalMaps(a, b map[string]interface{}) bool {
 		}
 	}
 	return true
-}
-
-func TestValidateCRDWrites(t *testing.T) {
-	p := newPlugin(t, widgetBindings, feature("widget-colors", featuresv1alpha1.FeatureStateEnabled))
-	internal := func(bindings string) *apiextensions.CustomResourceDefinition {
-		out := &apiextensions.CustomResourceDefinition{}
-		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(widgetCRD(bindings), out, nil); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name     string
-		user     string
-		obj, old string
-		err      string
-		warnings []string
-	}{{
-		name: "a reader of the namespace binds", user: "widget-admin", obj: `[{"path": "spec.color", "feature": "widgets/widget-colors"}]`,
-	}, {
-		name: "a missing Feature is warned about", user: "widget-admin", obj: `[{"path": "spec.color", "feature": "widgets/new-colors"}]`,
-		warnings: []string{"metadata.annotations[features.k8s.io/gated-fields][0].feature: feature widgets/new-colors does not exist: what is bound to it is off until it is Enabled"},
-	}, {
-		name: "who may not read the namespace's Features cannot bind", user: "tenant", obj: `[{"path": "spec.color", "feature": "widgets/widget-colors"}]`,
-		err: `metadata.annotations[features.k8s.io/gated-fields][0].feature: Forbidden: user "tenant" may not get feature widgets/widget-colors (no rule allows it): only who may read a Feature binds fields to it`,
-	}, {
-		name: "nor bind to another namespace", user: "widget-admin", obj: `[{"path": "spec.color", "feature": "gadgets/colors"}]`,
-		err: `user "widget-admin" may not get feature gadgets/colors`,
-	}, {
-		name: "but may keep what others bound", user: "tenant", obj: `[{"path": "spec.color", "feature": "widgets/widget-colors"}]`,
-		old: `[{"path": "spec.size", "feature": "widgets/widget-colors"}]`,
-	}, {
-		name: "a bad annotation is refused for anyone", user: "widget-admin", obj: `[{"path": "spec.nope", "feature": "widgets/widget-colors"}]`,
-		err: `metadata.annotations[features.k8s.io/gated-fields][0].path: Invalid value: "spec.nope"`,
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			var warnings recorder
-			ctx := warning.WithWarningRecorder(context.Background(), &warnings)
-			op, old := admission.Create, runtime.Object(nil)
-			if tc.old != "" {
-				op, old = admission.Update, internal(tc.old)
-			}
-			a := admission.NewAttributesRecord(internal(tc.obj), old, apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"),
-				"", "widgets.example.com", crdResource, "", op, nil, false, &user.DefaultInfo{Name: tc.user})
-			err := p.Validate(ctx, a, nil)
-			switch {
-			case tc.err == "" && err != nil:
-				t.Fatal(err)
-			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-				t.Fatalf("error %v, want one containing %q", err, tc.err)
-			}
-			if strings.Join(warnings, "\n") != strings.Join(tc.warnings, "\n") {
-				t.Errorf("warnings %q, want %q", warnings, tc.warnings)
-			}
-		})
-	}
-}
-
-// A Feature created just before the CRD that binds to it (manifests applied
-// in one go) may not have reached the plugin's cache: a live read finds it,
-// and the CRD's write is not warned about.
-func TestFeatureNotYetCached(t *testing.T) {
-	p := newPlugin(t, widgetBindings)
-	created := &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": "features.k8s.io/v1alpha1", "kind": "Feature",
-		"metadata": map[string]interface{}{"namespace": "widgets", "name": "new-colors"},
-	}}
-	p.SetDynamicClient(dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), created))
-	crd := &apiextensions.CustomResourceDefinition{}
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(
-		widgetCRD(`[{"path": "spec.color", "feature": "widgets/new-colors"}, {"path": "spec.size", "feature": "widgets/absent"}]`), crd, nil); err != nil {
-		t.Fatal(err)
-	}
-	var warnings recorder
-	ctx := warning.WithWarningRecorder(context.Background(), &warnings)
-	a := admission.NewAttributesRecord(crd, nil, apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"),
-		"", "widgets.example.com", crdResource, "", admission.Create, nil, false, &user.DefaultInfo{Name: "widget-admin"})
-	if err := p.Validate(ctx, a, nil); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"metadata.annotations[features.k8s.io/gated-fields][1].feature: feature widgets/absent does not exist: what is bound to it is off until it is Enabled"}
-	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
-		t.Errorf("warnings %q, want only the one about the Feature that does not exist: %q", warnings, want)
-	}
-}
-
-func TestFeatureDeletion(t *testing.T) {
-	p := newPlugin(t, widgetBindings, feature("widget-colors", featuresv1alpha1.FeatureStateEnabled))
-	for _, tc := range []struct {
-		namespace, name, err string
-	}{
-		{"widgets", "widget-colors", `features.features.k8s.io "widget-colors" is forbidden: custom resource definitions bind fields to it (metadata.annotations[features.k8s.io/gated-fields]): remove the bindings from widgets.example.com first`},
-		{"widgets", "unbound", ""},
-		{"gadgets", "widget-colors", ""},
-	} {
-		a := admission.NewAttributesRecord(nil, feature(tc.name, ""), featuresv1alpha1.SchemeGroupVersion.WithKind("Feature"),
-			tc.namespace, tc.name, featuresv1alpha1.SchemeGroupVersion.WithResource("features"), "", admission.Delete, nil, false, &user.DefaultInfo{Name: "admin"})
-		err := p.Validate(context.Background(), a, nil)
-		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("deleting %s/%s: %v", tc.namespace, tc.name, err)
-		case tc.err != "" && (err == nil || err.Error() != tc.err):
-			t.Errorf("deleting %s/%s: error %v, want %q", tc.namespace, tc.name, err, tc.err)
-		}
-	}
 }

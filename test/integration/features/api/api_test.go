@@ -336,10 +336,13 @@ func (e *env) testDiscovery(t *testing.T) {
 			if r.Name == "featuretargets" && (!r.Namespaced || r.Kind != "FeatureTarget") {
 				t.Errorf("unexpected discovery of featuretargets: %+v", r)
 			}
+			if r.Name == "customresourcefeaturebindings" && (r.Namespaced || r.Kind != "CustomResourceFeatureBinding" || !slices.Contains(r.ShortNames, "crfb")) {
+				t.Errorf("unexpected discovery of customresourcefeaturebindings: %+v", r)
+			}
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "featurereports,features,features/status,featuretargets" {
+	if strings.Join(names, ",") != "customresourcefeaturebindings,featurereports,features,features/status,featuretargets" {
 		t.Fatalf("features.k8s.io/v1alpha1 resources %v", names)
 	}
 	for _, gv := range []string{"apps/v1", "batch/v1", "autoscaling/v2", "coordination.k8s.io/v1"} {

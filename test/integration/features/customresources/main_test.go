@@ -16,8 +16,10 @@ limitations under the License.
 
 // Package customresources holds the integration test of custom resources
 // gated by a third party's Features (KEP-3920's third parties): fields,
-// enum values and kinds a CRD binds to Features in its namespace, dropped,
-// refused and cleared from etcd when they are off.
+// enum values and kinds that CustomResourceFeatureBindings bind to Features
+// in the vendor's namespace, dropped, refused, and cleared from etcd or
+// held until none is stored when they turn off; and the binding API itself
+// through kubectl (field errors, explain, server-side apply, migration).
 package customresources
 
 import (

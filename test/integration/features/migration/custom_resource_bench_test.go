@@ -33,8 +33,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-
-	"k8s.io/kubernetes/pkg/featurelifecycle/crdbindings"
 )
 
 // The third party of the custom resources benchmark: its namespace, its
@@ -49,7 +47,7 @@ var benchWidgets = schema.GroupVersionResource{Group: "example.com", Version: "v
 
 // customResources clears spec.color from c.n Widgets, as many as ours
 // clears StatefulSets: the vendor's Feature widget-colors, declared Dynamic
-// in its namespace and bound to spec.color by the Widget CRD, asked Disabled;
+// in its namespace and bound to spec.color of the Widget CRD, asked Disabled;
 // from the status write that makes the clearing task active until the one
 // that removes it, as seen by a watch. An iteration after the first turns
 // the Feature Enabled again and sets the color again first.
@@ -121,7 +119,7 @@ func (c *benchCluster) customResources(b *testing.B) {
 }
 
 // installVendor creates the vendor's namespace, its Feature widget-colors
-// and the Widget CRD that binds spec.color to it, once.
+// and the Widget CRD, whose binding binds spec.color to it, once.
 func (c *benchCluster) installVendor(b *testing.B) {
 	ctx := context.Background()
 	if _, err := c.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchVendor}}, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
@@ -138,8 +136,7 @@ func (c *benchCluster) installVendor(b *testing.B) {
 	}
 	crds := apiextensionsclient.NewForConfigOrDie(c.apiserver.ClientConfig()).ApiextensionsV1().CustomResourceDefinitions()
 	crd := &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com", Annotations: map[string]string{
-			crdbindings.Annotation: `[{"path": "spec.color", "feature": "` + benchVendor + `/` + benchVendorFeature + `"}]`}},
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: "example.com", Scope: apiextensionsv1.NamespaceScoped,
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"},
@@ -151,6 +148,13 @@ func (c *benchCluster) installVendor(b *testing.B) {
 		},
 	}
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.features.FeaturesV1alpha1().CustomResourceFeatureBindings().Create(ctx, &featuresv1alpha1.CustomResourceFeatureBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: crd.Name},
+		Spec: featuresv1alpha1.CustomResourceFeatureBindingSpec{Bindings: []featuresv1alpha1.CustomResourceFieldBinding{{
+			Name: "color", Path: "spec.color", Feature: featuresv1alpha1.FeatureReference{Namespace: benchVendor, Name: benchVendorFeature}}}},
+	}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	// Served: a list answers.

@@ -353,7 +353,7 @@ func TestSampleOperator(t *testing.T) {
 	}
 	waitFor("the Gadget's ConfigMap", time.Minute, func() bool { return configMaps()["gadget-example-gadget"]["parts"] == "3" })
 	setDesired("gadgets", featuresv1alpha1.FeatureDesiredStateDisabled)
-	const named = "1 gadgets.samplefeature.example.com left: delete them to turn the feature off: sample-feature-system/example-gadget"
+	const named = "1 gadgets.samplefeature.example.com in 1 namespace is left: delete it to turn the feature off: sample-feature-system/example-gadget"
 	waitFor("gadgets Disabling naming the Gadget left", time.Minute, func() bool {
 		f := feature("gadgets")
 		return f != nil && f.Status.State == featuresv1alpha1.FeatureStateDisabling && len(f.Status.Tasks) > 0 && f.Status.Tasks[0].Message == named

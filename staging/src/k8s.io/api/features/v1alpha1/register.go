@@ -49,6 +49,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&FeatureReportList{},
 		&FeatureTarget{},
 		&FeatureTargetList{},
+		&CustomResourceFeatureBinding{},
+		&CustomResourceFeatureBindingList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -832,3 +832,153 @@ type FeatureTargetList struct {
 	// items is the list of FeatureTargets.
 	Items []FeatureTarget `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
+
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.34
+// +k8s:prerelease-lifecycle-gen:deprecated=1.40
+
+// CustomResourceFeatureBinding binds fields, values of fields and the kind of
+// one CustomResourceDefinition's custom resources to Features, the way
+// Kubernetes' own strategies gate built-in fields: while a bound Feature is
+// off, a write of a bound field gets it dropped with a warning, or refused;
+// creating an object of a bound kind is refused; and the Feature's
+// Disabling clears what stored objects hold, or holds until no stored
+// object holds it, naming them. It is cluster-scoped like the CRD it
+// extends, one per CRD, named after it (<plural>.<group>). Its writer must
+// be allowed to update the CRD and to get every Feature it binds to.
+type CustomResourceFeatureBinding struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard object's metadata. The name is the CustomResourceDefinition's,
+	// <plural>.<group>.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// spec lists the bindings.
+	// +required
+	Spec CustomResourceFeatureBindingSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
+}
+
+// MaxCustomResourceFieldBindings bounds the bindings of one
+// CustomResourceFeatureBinding.
+const MaxCustomResourceFieldBindings = 64
+
+// CustomResourceFeatureBindingSpec lists what of a CRD's custom resources
+// Features gate.
+type CustomResourceFeatureBindingSpec struct {
+	// bindings bind fields, values and the kind to Features. At least one,
+	// at most 64; no field, value of a field or kind is bound twice.
+	// +required
+	// +listType=map
+	// +listMapKey=name
+	Bindings []CustomResourceFieldBinding `json:"bindings" protobuf:"bytes,1,rep,name=bindings"`
+}
+
+// CustomResourceFieldBinding binds a field of the custom resources, one
+// value of a field, or their kind to a Feature.
+type CustomResourceFieldBinding struct {
+	// name identifies the binding in the list (a DNS label), for
+	// server-side apply and for errors.
+	// +required
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+
+	// path is the bound field, its names from the object's root joined by
+	// dots, under spec or status, through objects only (spec.color). It
+	// must be a field of the schema of one of the CRD's versions. Unset, the
+	// binding binds the kind: while the Feature is off no object of the kind
+	// can be created.
+	// +optional
+	Path string `json:"path,omitempty" protobuf:"bytes,2,opt,name=path"`
+
+	// value, with path, binds only this value of the field (typically an
+	// enum value), as a string: the string itself for a string field, the
+	// decimal form for an integer or a number (3, 2.5), true or false for a
+	// boolean (quote it in YAML). It must be valid for the field's type and
+	// enum in the schema of one of the CRD's versions.
+	// +optional
+	Value *string `json:"value,omitempty" protobuf:"bytes,3,opt,name=value"`
+
+	// feature is the Feature the field, value or kind belongs to.
+	// +required
+	Feature FeatureReference `json:"feature" protobuf:"bytes,4,opt,name=feature"`
+
+	// whenOff says what a write that sets the field or value gets while
+	// the Feature is off (Disabled, Disabling, asked Disabled, or missing): Drop
+	// removes it from the write with a warning, as built-in strategies drop
+	// disabled fields; Refuse refuses the write with a field error. Default
+	// Drop for a field or value; a kind is always Refuse.
+	// +optional
+	WhenOff CustomResourceWhenOff `json:"whenOff,omitempty" protobuf:"bytes,5,opt,name=whenOff,casttype=CustomResourceWhenOff"`
+
+	// whenStored says what the Feature's Disabling does with stored
+	// objects that hold the field or value: Clear rewrites each without it,
+	// through the API; Hold keeps the Feature Disabling, naming up to ten
+	// of the objects, until none holds it (the owners change or delete
+	// them), as built-in gates hold for refused values. The Feature never
+	// reaches Disabled while a stored object holds it. Default Clear with
+	// whenOff Drop, Hold with Refuse; a kind is always Hold (objects are
+	// never deleted).
+	// +optional
+	WhenStored CustomResourceWhenStored `json:"whenStored,omitempty" protobuf:"bytes,6,opt,name=whenStored,casttype=CustomResourceWhenStored"`
+}
+
+// FeatureReference names a Feature.
+type FeatureReference struct {
+	// namespace is the Feature's namespace.
+	// +required
+	Namespace string `json:"namespace" protobuf:"bytes,1,opt,name=namespace"`
+
+	// name is the Feature's name.
+	// +required
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
+}
+
+// CustomResourceWhenOff is what a write of a bound field or value gets while
+// its Feature is off.
+// +enum
+type CustomResourceWhenOff string
+
+const (
+	// CustomResourceWhenOffDrop drops the field or value from the write,
+	// with a warning naming it and the Feature.
+	CustomResourceWhenOffDrop CustomResourceWhenOff = "Drop"
+	// CustomResourceWhenOffRefuse refuses a write that sets the field or
+	// value anew, with a field error naming it and the Feature.
+	CustomResourceWhenOffRefuse CustomResourceWhenOff = "Refuse"
+)
+
+// CustomResourceWhenStored is what a Feature's Disabling does with stored
+// objects that hold a bound field or value.
+// +enum
+type CustomResourceWhenStored string
+
+const (
+	// CustomResourceWhenStoredClear rewrites each stored object without
+	// the field or value.
+	CustomResourceWhenStoredClear CustomResourceWhenStored = "Clear"
+	// CustomResourceWhenStoredHold keeps the Feature Disabling, naming up
+	// to ten of the objects, until no stored object holds the field or
+	// value.
+	CustomResourceWhenStoredHold CustomResourceWhenStored = "Hold"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.34
+// +k8s:prerelease-lifecycle-gen:deprecated=1.40
+
+// CustomResourceFeatureBindingList is a list of CustomResourceFeatureBinding
+// objects.
+type CustomResourceFeatureBindingList struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Standard list metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// items is the list of CustomResourceFeatureBindings.
+	Items []CustomResourceFeatureBinding `json:"items" protobuf:"bytes,2,rep,name=items"`
+}

@@ -22,6 +22,26 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomResourceFeatureBinding) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.CustomResourceFeatureBinding"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomResourceFeatureBindingList) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.CustomResourceFeatureBindingList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomResourceFeatureBindingSpec) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.CustomResourceFeatureBindingSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomResourceFieldBinding) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.CustomResourceFieldBinding"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Feature) OpenAPIModelName() string {
 	return "io.k8s.api.features.v1alpha1.Feature"
 }
@@ -44,6 +64,11 @@ func (in FeatureDeclaredTask) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FeatureList) OpenAPIModelName() string {
 	return "io.k8s.api.features.v1alpha1.FeatureList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FeatureReference) OpenAPIModelName() string {
+	return "io.k8s.api.features.v1alpha1.FeatureReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -24,6 +24,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
+	// CustomResourceFeatureBindings returns a CustomResourceFeatureBindingInformer.
+	CustomResourceFeatureBindings() TypedCustomResourceFeatureBindingInformer
 	// Features returns a FeatureInformer.
 	Features() TypedFeatureInformer
 	// FeatureReports returns a FeatureReportInformer.
@@ -41,6 +43,11 @@ type version struct {
 // New returns a new Interface.
 func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) Interface {
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
+}
+
+// CustomResourceFeatureBindings returns a TypedCustomResourceFeatureBindingInformer.
+func (v *version) CustomResourceFeatureBindings() TypedCustomResourceFeatureBindingInformer {
+	return &customResourceFeatureBindingInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // Features returns a TypedFeatureInformer.

@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+// CustomResourceFeatureBindingListerExpansion allows custom methods to be added to
+// CustomResourceFeatureBindingLister.
+type CustomResourceFeatureBindingListerExpansion interface{}
+
 // FeatureListerExpansion allows custom methods to be added to
 // FeatureLister.
 type FeatureListerExpansion interface{}

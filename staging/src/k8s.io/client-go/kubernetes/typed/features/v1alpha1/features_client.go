@@ -28,6 +28,7 @@ import (
 
 type FeaturesV1alpha1Interface interface {
 	RESTClient() rest.Interface
+	CustomResourceFeatureBindingsGetter
 	FeaturesGetter
 	FeatureReportsGetter
 	FeatureTargetsGetter
@@ -36,6 +37,10 @@ type FeaturesV1alpha1Interface interface {
 // FeaturesV1alpha1Client is used to interact with features provided by the features.k8s.io group.
 type FeaturesV1alpha1Client struct {
 	restClient rest.Interface
+}
+
+func (c *FeaturesV1alpha1Client) CustomResourceFeatureBindings() CustomResourceFeatureBindingInterface {
+	return newCustomResourceFeatureBindings(c)
 }
 
 func (c *FeaturesV1alpha1Client) Features(namespace string) FeatureInterface {

@@ -18,6 +18,8 @@ limitations under the License.
 
 package v1alpha1
 
+type CustomResourceFeatureBindingExpansion interface{}
+
 type FeatureExpansion interface{}
 
 type FeatureReportExpansion interface{}

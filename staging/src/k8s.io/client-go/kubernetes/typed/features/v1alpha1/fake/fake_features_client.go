@@ -28,6 +28,10 @@ type FakeFeaturesV1alpha1 struct {
 	*testing.Fake
 }
 
+func (c *FakeFeaturesV1alpha1) CustomResourceFeatureBindings() v1alpha1.CustomResourceFeatureBindingInterface {
+	return newFakeCustomResourceFeatureBindings(c)
+}
+
 func (c *FakeFeaturesV1alpha1) Features(namespace string) v1alpha1.FeatureInterface {
 	return newFakeFeatures(c, namespace)
 }
