@@ -530,7 +530,7 @@ type clearInfo struct {
 	// attempts counts calls of UpdatedObject; conflicts those that got
 	// another version of the object than the previous one: someone wrote
 	// meanwhile. (An attempt may also follow a read of the same version:
-	// when the listed object's new encoding equals its old one, etcd3's
+	// when the cached object's new encoding equals its old one, etcd3's
 	// GuaranteedUpdate reads the stored bytes before it skips the write,
 	// and tries again when they differ, e.g. at an older storage version.)
 	// resourceVersion is that of the last fresh object.

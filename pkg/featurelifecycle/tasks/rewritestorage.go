@@ -43,7 +43,7 @@ import (
 // at the current storage version, and skips the write only when
 // `!origState.stale && bytes.Equal(data, origState.data)`. origState.data is
 // what etcd holds, decrypted (getState, after TransformFromStorage); when
-// the update started from the listed object instead (getStateFromObject,
+// the update started from the watch cache's copy instead (getStateFromObject,
 // which re-encodes that object at the current version, so the bytes always
 // compare equal), GuaranteedUpdate reads the key again (getCurrentState)
 // and compares with the stored bytes before it skips, restarting the loop

@@ -59,6 +59,7 @@ import (
 	batchrest "k8s.io/kubernetes/pkg/registry/batch/rest"
 	certificatesrest "k8s.io/kubernetes/pkg/registry/certificates/rest"
 	coordinationrest "k8s.io/kubernetes/pkg/registry/coordination/rest"
+	"k8s.io/kubernetes/pkg/registry/core/componentstatus"
 	endpointsstore "k8s.io/kubernetes/pkg/registry/core/endpoint/storage"
 	limitrangestore "k8s.io/kubernetes/pkg/registry/core/limitrange/storage"
 	nodestore "k8s.io/kubernetes/pkg/registry/core/node/storage"
@@ -172,7 +173,8 @@ func Providers(cfg Config) ([]controlplaneapiserver.RESTStorageProvider, error) 
 // serviceaccounts) and then the rest of the legacy provider's resources
 // (k8s.io/kubernetes/pkg/registry/core/rest.legacyProvider.NewRESTStorage)
 // with the same constructors; services only if asked, with in-memory
-// allocators. Their strategies are upstream's.
+// allocators; component statuses with no server to ask. Their strategies
+// are upstream's.
 type coreProvider struct {
 	corerest.GenericConfig
 	services bool
@@ -215,7 +217,9 @@ func (p coreProvider) NewRESTStorage(source serverstorage.APIResourceConfigSourc
 	if err != nil {
 		return info, err
 	}
-	s["pods"], s["pods/status"] = pods.Pod, pods.Status
+	s["pods"], s["pods/status"], s["bindings"] = pods.Pod, pods.Status, pods.LegacyBinding
+	// No servers to ask: nothing here asks them.
+	s["componentstatuses"] = componentstatus.NewStorage(func() map[string]componentstatus.Server { return nil })
 	rcs, err := controllerstore.NewStorage(getter)
 	if err != nil {
 		return info, err
