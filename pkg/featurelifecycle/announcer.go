@@ -139,9 +139,9 @@ func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec
 	features := a.Client.FeaturesV1alpha1().Features(a.Namespace)
 	name := featuresv1alpha1.FeatureName(string(gate))
 	enabled := a.Gate.Enabled(gate)
-	desired := featuresv1alpha1.FeatureDesiredStateOff
+	desired := featuresv1alpha1.FeatureDesiredStateDisabled
 	if enabled {
-		desired = featuresv1alpha1.FeatureDesiredStateOn
+		desired = featuresv1alpha1.FeatureDesiredStateEnabled
 	}
 	_, err := features.Create(ctx, &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -172,9 +172,9 @@ func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec
 		}
 		status := f.Status.DeepCopy()
 		if status.State == "" {
-			status.State = featuresv1alpha1.FeatureStateOff
+			status.State = featuresv1alpha1.FeatureStateDisabled
 			if enabled {
-				status.State = featuresv1alpha1.FeatureStateOn
+				status.State = featuresv1alpha1.FeatureStateEnabled
 			}
 		}
 		if status.Version == "" {

@@ -93,7 +93,7 @@ type ControllerOptions struct {
 	// Workers is the number of Features processed concurrently.
 	Workers int
 	// ResidueScanInterval is the pause between two passes of the scan for
-	// stored data of Off features (residue.go); 0 turns the scan off.
+	// stored data of Disabled features (residue.go); 0 turns the scan off.
 	ResidueScanInterval time.Duration
 	// ResidueScanPageInterval is the pause between two reads of a residue
 	// pass, each of at most 100 objects: it bounds the load of the scan.
@@ -152,9 +152,9 @@ func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ForgetWindow, "feature-lifecycle-forget-window", o.ForgetWindow,
 		"How long a kube-apiserver that stopped renewing its identity lease still counts with its configured value of each gate. A feature's desired state changes only when every kube-apiserver seen within this window agrees, so an outage cannot start a transition the stopped apiservers disagree with; after removing an apiserver for good, a flag change waits this long.")
 	fs.DurationVar(&o.ResidueScanInterval, "feature-lifecycle-residue-scan-interval", o.ResidueScanInterval,
-		"The pause between two passes of the background scan that reads, 100 objects every --feature-lifecycle-residue-scan-page-interval, the stored objects the TurningOff tasks of the Off features this kube-apiserver leads look at, and sends a feature back to TurningOff when some still use what its gate guards (data restored from a backup, written by an older kube-apiserver). 0 turns the scan off.")
+		"The pause between two passes of the background scan that reads, 100 objects every --feature-lifecycle-residue-scan-page-interval, the stored objects the Disabling tasks of the Disabled features this kube-apiserver leads look at, and sends a feature back to Disabling when some still use what its gate guards (data restored from a backup, written by an older kube-apiserver). 0 turns the scan off.")
 	fs.DurationVar(&o.ResidueScanPageInterval, "feature-lifecycle-residue-scan-page-interval", o.ResidueScanPageInterval,
-		"The pause between two reads, of at most 100 stored objects each, of the scan for stored data of Off features: it bounds the load the scan puts on etcd and this kube-apiserver. 0 reads without a pause.")
+		"The pause between two reads, of at most 100 stored objects each, of the scan for stored data of Disabled features: it bounds the load the scan puts on etcd and this kube-apiserver. 0 reads without a pause.")
 	fs.StringSliceVar(&o.CentralGates, "feature-lifecycle-central-gates", o.CentralGates,
 		"Feature gates whose Feature is managed Central: kube-controller-manager, kube-scheduler and kubelets take the gate's value from the Feature, whose desired state is this flag's kube-apiservers' configured value (--feature-gates), instead of their own command line. Only gates the lifecycle registry allows; every kube-apiserver must list the same gates.")
 	fs.StringSliceVar(&o.DynamicGates, "feature-lifecycle-dynamic-gates", o.DynamicGates,
@@ -207,7 +207,7 @@ func (o *ControllerOptions) OptIns(known func(featuregate.Feature) bool) (map[fe
 
 // Controller drives the Features of kube-system that this apiserver leads:
 // it keeps desired state equal to the live apiservers' configuration, moves
-// the state through TurningOn/TurningOff, and runs the transitions' tasks one
+// the state through Enabling/Disabling, and runs the transitions' tasks one
 // bounded step at a time, recording progress and checkpoints in status so
 // that whichever apiserver leads next resumes.
 type Controller struct {
@@ -246,7 +246,7 @@ type Controller struct {
 	// kubelet's report is live.
 	nodeLeases        coordinationlisters.LeaseLister
 	nodeLeaseInformer cache.SharedIndexInformer
-	// residue is the scan for stored data of Off Features (residue.go).
+	// residue is the scan for stored data of Disabled Features (residue.go).
 	residue *residueScanner
 	// rollouts runs the canary rollouts of Dynamic Features (rollouts.go).
 	rollouts *rollouts
@@ -556,7 +556,7 @@ func (c *Controller) syncUnknown(ctx context.Context, f *featuresv1alpha1.Featur
 		return 0, err
 	}
 	config := transition.ConfigurationOf(f, live)
-	reported := len(config.On)+len(config.Off) > 0
+	reported := len(config.Enabled)+len(config.Disabled) > 0
 	// Right after a Feature is created, or its uses are reset, nobody
 	// reports a gate that some apiserver knows either: the announcer
 	// creates a Feature before its reporter writes uses. Give the
@@ -756,16 +756,16 @@ func thirdPartyDesired(f *featuresv1alpha1.Feature) featuresv1alpha1.FeatureDesi
 	case f.Spec.DesiredState != "":
 		return f.Spec.DesiredState
 	case f.Spec.Declaration != nil && f.Spec.Declaration.Default:
-		return featuresv1alpha1.FeatureDesiredStateOn
+		return featuresv1alpha1.FeatureDesiredStateEnabled
 	default:
-		return featuresv1alpha1.FeatureDesiredStateOff
+		return featuresv1alpha1.FeatureDesiredStateDisabled
 	}
 }
 
 // thirdPartyTasks are the tasks of a third party's transition into target:
 // wait until the declared components' live reports (every reporter's in
 // the namespace, when none are declared) leave the old value, then the
-// tasks of TurningOff for the CRDs that bind fields, values or kinds to the
+// tasks of Disabling for the CRDs that bind fields, values or kinds to the
 // Feature (tasks.CustomResources), then the declared tasks of that
 // transition, which their owners complete. The gate is not one of this
 // apiserver's, so none of the lifecycle registry's tasks apply, whatever its
@@ -776,7 +776,7 @@ func (c *Controller) thirdPartyTasks(f *featuresv1alpha1.Feature, target feature
 	if d != nil {
 		list[0] = tasks.WaitForUses{Components: d.Components}
 	}
-	if target == featuresv1alpha1.FeatureStateTurningOff {
+	if target == featuresv1alpha1.FeatureStateDisabling {
 		list = append(list, c.crds.tasks(f)...)
 	}
 	if d == nil {
@@ -897,7 +897,7 @@ func (c *Controller) desiredState(ctx context.Context, f *featuresv1alpha1.Featu
 		// A client sets desired state; the apiservers' values follow it
 		// and do not vote. A Feature just made Dynamic keeps the desired
 		// state it had (the apiservers' configured value).
-		v.config.On, v.config.Off = nil, nil
+		v.config.Enabled, v.config.Disabled = nil, nil
 		if v.desired == "" {
 			v.desired, _ = transition.Desired(transition.ConfigurationOf(f, voters), "")
 		}
@@ -979,9 +979,9 @@ func (c *Controller) nextStatus(ctx context.Context, f *featuresv1alpha1.Feature
 		// A finished last task completes the transition in the same write.
 		c.step(f, status, v.desired, plan, after)
 	}
-	if status.State == featuresv1alpha1.FeatureStateOff && meta.IsStatusConditionTrue(status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains) {
+	if status.State == featuresv1alpha1.FeatureStateDisabled && meta.IsStatusConditionTrue(status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains) {
 		transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains, false, f.Generation,
-			"TasksRanAgain", "the TurningOff tasks ran again after stored data was found", metav1.NewTime(now))
+			"TasksRanAgain", "the Disabling tasks ran again after stored data was found", metav1.NewTime(now))
 	}
 	transition.SetConditions(status, f.Generation, v.desired, v.config, v.agreed, held, metav1.NewTime(now))
 	setVersionSafety(f.Spec.Gate, status, f.Generation, c.versionChanges, c.residue.usesOf(f.Name), metav1.NewTime(now))
@@ -1004,38 +1004,38 @@ func desiredStateSetBy(f *featuresv1alpha1.Feature) (string, bool) {
 	return by, true
 }
 
-// cleanUpDrift handles a component reporting the feature on while it is Off:
-// it may have written data the feature adds, so the TurningOff tasks run
+// cleanUpDrift handles a component reporting the feature on while it is Disabled:
+// it may have written data the feature adds, so the Disabling tasks run
 // again. While the apiservers disagree (an admin is rolling a flag change
 // through them) the cleanup is held, so the rollout does not flap the state;
-// it is remembered in UsesAgree and runs if the apiservers settle on Off.
+// it is remembered in UsesAgree and runs if the apiservers settle on Disabled.
 // It returns the message of a held cleanup, or "".
 func (c *Controller) cleanUpDrift(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, agreed bool, plan transition.Plan, after *outbox) string {
 	drift := transition.Drift(status.State, status.Uses)
-	if status.State != featuresv1alpha1.FeatureStateOff || (len(drift) == 0 && !transition.CleanupHeld(&f.Status)) {
+	if status.State != featuresv1alpha1.FeatureStateDisabled || (len(drift) == 0 && !transition.CleanupHeld(&f.Status)) {
 		return ""
 	}
 	if !agreed {
 		if len(drift) == 0 {
-			return "the feature was reported enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off"
+			return "the feature was reported enabled while it is Disabled and the apiservers disagree (a rollout); the Disabling tasks run again if they settle on Disabled"
 		}
-		return fmt.Sprintf("%s reported the feature enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off", strings.Join(drift, ", "))
+		return fmt.Sprintf("%s reported the feature enabled while it is Disabled and the apiservers disagree (a rollout); the Disabling tasks run again if they settle on Disabled", strings.Join(drift, ", "))
 	}
-	status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
+	status.State, status.Tasks = featuresv1alpha1.FeatureStateDisabling, plan(featuresv1alpha1.FeatureStateDisabling)
 	after.add(func() {
-		c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Off; running the TurningOff tasks again", drift)
-		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+		c.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Disabled; running the Disabling tasks again", drift)
+		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateDisabled), string(featuresv1alpha1.FeatureStateDisabling)).Inc()
 	})
 	return ""
 }
 
-// reenterOnResidue sends an Off Feature back to TurningOff when the
+// reenterOnResidue sends an Disabled Feature back to Disabling when the
 // residue scan found stored objects that still use what its gate guards,
 // with the StoredDataRemains condition naming them (nextStatus turns it
-// False once the Feature is Off again). While the apiservers disagree the
+// False once the Feature is Disabled again). While the apiservers disagree the
 // finding is kept for later.
 func (c *Controller) reenterOnResidue(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, v vote, plan transition.Plan, now time.Time, after *outbox) {
-	if status.State != featuresv1alpha1.FeatureStateOff || v.desired != featuresv1alpha1.FeatureDesiredStateOff {
+	if status.State != featuresv1alpha1.FeatureStateDisabled || v.desired != featuresv1alpha1.FeatureDesiredStateDisabled {
 		// A transition runs the tasks anyway (or the feature turns on):
 		// what was found is stale.
 		if _, forget := c.residue.take(f.Name); forget != nil {
@@ -1047,13 +1047,13 @@ func (c *Controller) reenterOnResidue(f *featuresv1alpha1.Feature, status *featu
 	if message == "" || !v.agreed {
 		return
 	}
-	status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
+	status.State, status.Tasks = featuresv1alpha1.FeatureStateDisabling, plan(featuresv1alpha1.FeatureStateDisabling)
 	transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains, true, f.Generation,
 		"Found", message, metav1.NewTime(now))
 	after.add(func() {
 		forget()
-		c.recorder.Eventf(f, corev1.EventTypeWarning, "StoredDataRemains", "The feature is Off but %s; running the TurningOff tasks again", message)
-		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+		c.recorder.Eventf(f, corev1.EventTypeWarning, "StoredDataRemains", "The feature is Disabled but %s; running the Disabling tasks again", message)
+		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateDisabled), string(featuresv1alpha1.FeatureStateDisabling)).Inc()
 	})
 }
 
@@ -1135,7 +1135,7 @@ func (c *Controller) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1.
 	after.add(func() {
 		transitionsTotal.WithLabelValues(metricFeature(f), string(r.From), string(r.To)).Inc()
 		switch r.To {
-		case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
+		case featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling:
 			c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionStarted", "%s -> %s (desired %s): %d tasks", r.From, r.To, desired, len(r.Tasks))
 		default:
 			c.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionCompleted", "%s -> %s", r.From, r.To)
@@ -1243,7 +1243,7 @@ func (c *Controller) stepTask(ctx context.Context, f *featuresv1alpha1.Feature, 
 func (c *Controller) tasksFor(gate string, target featuresv1alpha1.FeatureState) []tasks.Task {
 	list := []tasks.Task{tasks.WaitForUses{}}
 	lc := c.opts.Lifecycles[featuregate.Feature(gate)]
-	if target == featuresv1alpha1.FeatureStateTurningOn {
+	if target == featuresv1alpha1.FeatureStateEnabling {
 		return append(list, lc.OnEnable...)
 	}
 	return append(list, lc.OnDisable...)
@@ -1283,7 +1283,7 @@ func (c *Controller) task(f *featuresv1alpha1.Feature, state featuresv1alpha1.Fe
 		}
 		return nil
 	}
-	if state == featuresv1alpha1.FeatureStateTurningOn || state == featuresv1alpha1.FeatureStateTurningOff {
+	if state == featuresv1alpha1.FeatureStateEnabling || state == featuresv1alpha1.FeatureStateDisabling {
 		for _, t := range c.tasksFor(gate, state) {
 			if t.Name() == name {
 				return t
@@ -1337,8 +1337,8 @@ func (c *Controller) apiservers(now time.Time, window time.Duration) ([]string, 
 	return leader.LiveAPIServers(leases, now, window), nil
 }
 
-var allStates = []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff,
-	featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff}
+var allStates = []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled,
+	featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling}
 
 func (c *Controller) observeState(feature string, state featuresv1alpha1.FeatureState) {
 	for _, s := range allStates {

@@ -89,7 +89,7 @@ func setVersionSafety(gate string, status *featuresv1alpha1.FeatureStatus, gener
 					if ch.Gate == gate {
 						c.Message += "; " + ch.Message
 						if ch.Reason == "TurnsOnAtTarget" {
-							// Its TurningOn tasks, if any, wait for the
+							// Its Enabling tasks, if any, wait for the
 							// stored objects uses names (usecount.go).
 							c.Reason = "TurnsOnAtTarget"
 						}

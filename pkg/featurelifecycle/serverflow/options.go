@@ -42,7 +42,7 @@ type Options struct {
 	ReportQPS   float32
 	ReportBurst int
 	// OpenAPIByState removes from the served OpenAPI documents the fields
-	// of gates whose Feature is Off or turning off.
+	// of gates whose Feature is Disabled or turning off.
 	OpenAPIByState bool
 }
 
@@ -69,7 +69,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.ReportBurst, "feature-use-report-burst", o.ReportBurst,
 		"Maximum burst of writes to report which feature gates this process checked. 0 means the default, 10.")
 	fs.BoolVar(&o.OpenAPIByState, "feature-lifecycle-openapi-by-state", o.OpenAPIByState,
-		"Serve /openapi/v2 and /openapi/v3 without the fields (and enum values) of feature gates that are off here or whose Feature in kube-system is Off or turning off, and mark the gated fields served with their Feature and its state (x-kubernetes-feature, x-kubernetes-feature-state). The static api/openapi-spec documents and server-side apply keep every field.")
+		"Serve /openapi/v2 and /openapi/v3 without the fields (and enum values) of feature gates that are off here or whose Feature in kube-system is Disabled or turning off, and mark the gated fields served with their Feature and its state (x-kubernetes-feature, x-kubernetes-feature-state). The static api/openapi-spec documents and server-side apply keep every field.")
 }
 
 // Validate returns an error for each flag of o whose value cannot work,

@@ -51,7 +51,7 @@ func (strategy) Canonicalize(runtime.Object)                               {}
 
 // wrapped is REST storage that reaches its store only through
 // genericregistry.StoreAccessor, as a resource served while its Feature is
-// TurningOff is.
+// Disabling is.
 type wrapped struct {
 	rest.Storage
 	store *registry.Store

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package turningoffapi serves, while a Feature is TurningOff, a resource
+// Package turningoffapi serves, while a Feature is Disabling, a resource
 // upstream serves only while the Feature's gate is on: upstream stops
 // serving it as soon as the gate is off, and the objects stored while it was
 // on would stay in etcd where nobody can see or delete them, holding the
@@ -26,7 +26,7 @@ limitations under the License.
 // which serves only get, list, watch, delete, deletecollection and updates
 // that only remove finalizers, refuses every other write with 405 and the
 // reason, and implements rest.ConditionallyServed: the API installer serves
-// it, and discovery lists it, only while the gate's Feature is TurningOff;
+// it, and discovery lists it, only while the gate's Feature is Disabling;
 // at any other time it answers 404 and is absent from discovery, as
 // upstream. The Features' states come from an informer on Features in
 // kube-system, started by Start from the feature lifecycle's post-start

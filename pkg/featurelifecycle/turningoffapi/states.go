@@ -31,7 +31,7 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Registry knows which gates' Features are TurningOff, and tells the
+// Registry knows which gates' Features are Disabling, and tells the
 // storage served while they are (ReadDelete) when that changes. The
 // process has one, defaultRegistry, which Start feeds from an informer.
 type Registry struct {
@@ -41,7 +41,7 @@ type Registry struct {
 	handlers   map[string][]func(turningOff bool)
 }
 
-// NewRegistry returns a registry in which no Feature is TurningOff, for
+// NewRegistry returns a registry in which no Feature is Disabling, for
 // Features in namespace.
 func NewRegistry(namespace string) *Registry {
 	return &Registry{namespace: namespace, turningOff: map[string]bool{}, handlers: map[string][]func(bool){}}
@@ -53,15 +53,15 @@ var defaultRegistry = NewRegistry(metav1.NamespaceSystem)
 // Namespace returns the namespace of the Features.
 func (r *Registry) Namespace() string { return r.namespace }
 
-// TurningOff reports whether the Feature of gate is TurningOff (false
+// Disabling reports whether the Feature of gate is Disabling (false
 // before the states are known).
-func (r *Registry) TurningOff(gate string) bool {
+func (r *Registry) Disabling(gate string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.turningOff[gate]
 }
 
-// AddHandler registers f, called with the new answer of TurningOff(gate)
+// AddHandler registers f, called with the new answer of Disabling(gate)
 // whenever it changes.
 func (r *Registry) AddHandler(gate string, f func(turningOff bool)) {
 	r.mu.Lock()
@@ -69,7 +69,7 @@ func (r *Registry) AddHandler(gate string, f func(turningOff bool)) {
 	r.handlers[gate] = append(r.handlers[gate], f)
 }
 
-// Set makes the gates of turningOff the ones whose Feature is TurningOff,
+// Set makes the gates of turningOff the ones whose Feature is Disabling,
 // and calls the handlers of the gates whose answer changed.
 func (r *Registry) Set(turningOff map[string]bool) {
 	type call struct {
@@ -120,7 +120,7 @@ func (r *Registry) setFrom(lister featureslisters.FeatureNamespaceLister) {
 	}
 	turningOff := map[string]bool{}
 	for _, f := range features {
-		if f.Status.State == featuresv1alpha1.FeatureStateTurningOff && f.Spec.Gate != "" && f.Name == featuresv1alpha1.FeatureName(f.Spec.Gate) {
+		if f.Status.State == featuresv1alpha1.FeatureStateDisabling && f.Spec.Gate != "" && f.Name == featuresv1alpha1.FeatureName(f.Spec.Gate) {
 			turningOff[f.Spec.Gate] = true
 		}
 	}
@@ -129,7 +129,7 @@ func (r *Registry) setFrom(lister featureslisters.FeatureNamespaceLister) {
 
 // Start feeds the process's registry from an informer on the Features of
 // its namespace (kube-system) until ctx is done. Until the informer has
-// synced, no Feature is TurningOff and nothing is served.
+// synced, no Feature is Disabling and nothing is served.
 func Start(ctx context.Context, client kubernetes.Interface) error {
 	return defaultRegistry.Start(ctx, client)
 }

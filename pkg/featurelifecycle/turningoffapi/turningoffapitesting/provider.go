@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package turningoffapitesting checks the hooks of the REST storage
 // providers that build, with their gate off, the resources served while the
-// gate's Feature is TurningOff.
+// gate's Feature is Disabling.
 package turningoffapitesting
 
 import (
@@ -46,7 +46,7 @@ type Provider interface {
 // as upstream with gate on (not wrapped) and with gate and FeatureLifecycle
 // off (not at all), and with gate off and FeatureLifecycle on, wrapped by
 // turningoffapi.Storage for gate, without their subresources, backed by a
-// registry store and not served (no Feature is TurningOff). deps are gates
+// registry store and not served (no Feature is Disabling). deps are gates
 // gate depends on, kept on.
 func CheckProvider(t *testing.T, provider Provider, gate featuregate.Feature, resources map[string][]string, deps ...featuregate.Feature) {
 	t.Helper()

@@ -26,9 +26,9 @@ import (
 	certificatesrest "k8s.io/kubernetes/pkg/registry/certificates/rest"
 )
 
-// TestServedWhileTurningOff checks the provider's hooks for the
+// TestServedWhileDisabling checks the provider's hooks for the
 // ClusterTrustBundle and PodCertificateRequest gates' resources.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	provider := certificatesrest.RESTStorageProvider{Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer()}
 	t.Run("ClusterTrustBundle", func(t *testing.T) {
 		turningoffapitesting.CheckProvider(t, provider, features.ClusterTrustBundle, map[string][]string{

@@ -24,9 +24,9 @@ import (
 	lifecyclerest "k8s.io/kubernetes/pkg/registry/lifecycle/rest"
 )
 
-// TestServedWhileTurningOff checks the provider's hook for the
+// TestServedWhileDisabling checks the provider's hook for the
 // EvictionRequestAPI gate's resources.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	turningoffapitesting.CheckProvider(t, lifecyclerest.RESTStorageProvider{}, features.EvictionRequestAPI, map[string][]string{
 		"v1alpha1": {"evictionrequests", "evictions"},
 	})

@@ -24,9 +24,9 @@ import (
 	schedulingrest "k8s.io/kubernetes/pkg/registry/scheduling/rest"
 )
 
-// TestServedWhileTurningOff checks the provider's hooks for the
+// TestServedWhileDisabling checks the provider's hooks for the
 // GenericWorkload and CompositePodGroup gates' resources.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	t.Run("GenericWorkload", func(t *testing.T) {
 		turningoffapitesting.CheckProvider(t, schedulingrest.RESTStorageProvider{}, features.GenericWorkload, map[string][]string{
 			"v1beta1":  {"podgroups", "workloads"},

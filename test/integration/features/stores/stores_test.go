@@ -145,7 +145,7 @@ func TestStandaloneCatalogIsKubeAPIServers(t *testing.T) {
 // through controlplane.AdditionalStorageProvidersForTests), and checks that
 // the feature lifecycle covers it with no change of its own: its store is
 // in the catalog the server flow got, the one kube-apiserver serves it
-// with (through its watch cache), and a Feature's TurningOff clears a
+// with (through its watch cache), and a Feature's Disabling clears a
 // field from every stored Carp through it.
 func TestResourceTheListNeverNamed(t *testing.T) {
 	ctx := context.Background()
@@ -219,9 +219,9 @@ func TestResourceTheListNeverNamed(t *testing.T) {
 
 	admin := featuresclient.NewForConfigOrDie(server.ClientConfig)
 	name := featuresv1alpha1.FeatureName(string(carpGate))
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, time.Minute)
 	if _, err := admin.FeaturesV1alpha1().Features("kube-system").Patch(ctx, name, types.MergePatchType,
-		[]byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{}); err != nil {
+		[]byte(`{"spec":{"desiredState":"Disabled"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Every Carp is rewritten once, through its store (its strategy bumps
@@ -251,8 +251,8 @@ func TestResourceTheListNeverNamed(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%d of %d Carps were cleared: %v", len(cleared), n, err)
 	}
-	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, time.Minute)
-	t.Logf("%s Off; %d Carps cleared through kube-apiserver's own store of %s", name, len(cleared), schema.GroupResource{Group: carps.Group, Resource: carps.Resource})
+	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateDisabled, time.Minute)
+	t.Logf("%s Disabled; %d Carps cleared through kube-apiserver's own store of %s", name, len(cleared), schema.GroupResource{Group: carps.Group, Resource: carps.Resource})
 	if len(f.Status.Tasks) != 0 {
 		t.Errorf("tasks left: %+v", f.Status.Tasks)
 	}
