@@ -42,7 +42,7 @@ import (
 	"k8s.io/klog/v2"
 
 	// Installs the API groups kube-apiserver serves into legacyscheme.
-	_ "k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
+	_ "k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 	// Registers the kube gates in the default feature gate.
 	_ "k8s.io/kubernetes/pkg/features"
 )

@@ -19,28 +19,33 @@ package main
 import (
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 )
 
 // resource is one resource kube-apiserver serves with a registry store.
-type resource = upstreamstores.Resource
+type resource = storecatalog.Resource
 
 // noStore is a resource kube-apiserver serves without a registry store.
-type noStore = upstreamstores.NoStore
+type noStore = storecatalog.NoStore
 
 // discoverResources builds the storage of every upstream REST storage
-// provider on trial storage (upstreamstores.TrialGetter), with every resource of every
+// provider on trial storage (standalone.TrialGetter), with every resource of every
 // version enabled, an allow-all authorizer and a services store (with
 // in-memory allocators: nothing is stored), and returns each resource's
-// registry store and the resources served without one.
+// registry store and the resources served without one, each sorted.
 func discoverResources() ([]resource, []noStore, error) {
-	cfg := upstreamstores.Config{
+	cfg := standalone.Config{
 		Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer(),
 		Services:   true,
 	}
-	ps, err := upstreamstores.Providers(cfg)
+	ps, err := standalone.Providers(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	return upstreamstores.BuildAll(ps, upstreamstores.TrialGetter{}, cfg)
+	catalog, err := standalone.BuildAll(ps, standalone.TrialGetter{}, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return catalog.Resources(), catalog.WithoutStore(), nil
 }

@@ -28,7 +28,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 )
 
 // Status fields: upstream drops a gated status field in the status
@@ -46,21 +46,21 @@ const trialName = "trial"
 // hasStatus reports whether obj, an internal API object, has a status
 // field.
 func hasStatus(obj runtime.Object) bool {
-	_, ok := upstreamstores.StatusField(obj)
+	_, ok := standalone.StatusField(obj)
 	return ok
 }
 
 // withoutStatus returns a copy of obj with its status zeroed.
 func withoutStatus(obj runtime.Object) runtime.Object {
 	out := obj.DeepCopyObject()
-	f, _ := upstreamstores.StatusField(out)
+	f, _ := standalone.StatusField(out)
 	f.SetZero()
 	return out
 }
 
 // updateStatus runs the update of old to a copy of obj through r's status
-// writer (Resource.StatusWriter) by a cluster admin and returns the copy as the
-// strategy prepared it (upstreamstores.TryUpdate). Validation may refuse
+// writer (standalone.StatusWriter) by a cluster admin and returns the copy as the
+// strategy prepared it (standalone.TryUpdate). Validation may refuse
 // the object afterwards: the copy is prepared all the same.
 func updateStatus(r *resource, old, obj runtime.Object) (out runtime.Object, err error) {
 	defer func() {
@@ -82,19 +82,19 @@ func updateStatus(r *resource, old, obj runtime.Object) (out runtime.Object, err
 			a.SetNamespace(trialName)
 		}
 	}
-	updater, subresource := r.StatusWriter()
+	updater, subresource := standalone.StatusWriter(*r)
 	ctx, err := requestContext(r, obj, "update", subresource)
 	if err != nil {
 		return nil, err
 	}
 	// Validation logs what declarative and hand-written validation
 	// disagree on; fuzzed objects are invalid in many ways.
-	out, _, err = upstreamstores.TryUpdate(klog.NewContext(ctx, logr.Discard()), updater, old, obj)
+	out, _, err = standalone.TryUpdate(klog.NewContext(ctx, logr.Discard()), updater, old, obj)
 	return out, err
 }
 
 // findUpdateDrops adds to inv's footprints the status fields that a status
-// update (Resource.StatusWriter) drops with a gate off and keeps with every gate
+// update (standalone.StatusWriter) drops with a gate off and keeps with every gate
 // on, from an old object without status to each sample's fuzzed object.
 // Fields that differ between two runs with every gate on are left out.
 func findUpdateDrops(inv *inventory, gs *gateSet, rec *recordingGate, samples []*sample, note func(string, ...interface{})) error {

@@ -37,6 +37,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
@@ -45,7 +47,9 @@ import (
 
 // generator holds what every gate's fixture is built from.
 type generator struct {
-	inv      *inventory.Inventory
+	inv *inventory.Inventory
+	// catalog is kube-apiserver's store catalog, built without one.
+	catalog  *storecatalog.Catalog
 	derived  map[featuregate.Feature]lifecycle.Lifecycle
 	prefixes map[schema.GroupResource]fieldpath.Path
 	// node is the name of the Node of the fixture being built.
@@ -81,11 +85,15 @@ func run(dir, refusedFile string) error {
 	// clear-fields tasks are what refusedRewrites tries. The fixtures do
 	// not depend on it: a task that waits for what a refused clear-fields
 	// would have cleared holds the same objects.
-	derived, err := lifecycle.DeriveFrom(inv, nil)
+	catalog, err := standalone.Catalog()
 	if err != nil {
 		return err
 	}
-	prefixes, err := lifecycle.PodSpecPrefixes()
+	derived, err := lifecycle.DeriveFrom(inv, nil, catalog)
+	if err != nil {
+		return err
+	}
+	prefixes, err := lifecycle.PodSpecPrefixes(catalog)
 	if err != nil {
 		return err
 	}
@@ -93,7 +101,7 @@ func run(dir, refusedFile string) error {
 	if err != nil {
 		return err
 	}
-	g := &generator{inv: inv, derived: derived, prefixes: prefixes, defaults: map[string]bool{}}
+	g := &generator{inv: inv, catalog: catalog, derived: derived, prefixes: prefixes, defaults: map[string]bool{}}
 	for name, spec := range utilfeature.DefaultMutableFeatureGate.GetAll() {
 		if !spec.LockToDefault && spec.PreRelease != featuregate.PreAlpha && name != "AllAlpha" && name != "AllBeta" {
 			g.defaults[string(name)] = utilfeature.DefaultFeatureGate.Enabled(name)

@@ -96,7 +96,7 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 			// Written through the status subresource, whose strategy, not
 			// gr's, decides what it accepts: not tried here.
 			parsed, err := fieldpath.Parse(p)
-			return err == nil && lifecycle.ClearedThroughStatus(gr, parsed)
+			return err == nil && lifecycle.ClearedThroughStatus(g.catalog, gr, parsed)
 		})))
 		if len(all) == 0 {
 			continue
@@ -141,7 +141,7 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 			}
 		}
 		for _, p := range leaves(inventoried[gr]) {
-			if lifecycle.ClearedThroughStatus(gr, p) {
+			if lifecycle.ClearedThroughStatus(g.catalog, gr, p) {
 				continue
 			}
 			if prefix, ok := g.prefixes[gr]; ok {
@@ -172,7 +172,7 @@ func (e *refusedError) Error() string { return e.causes }
 // *refusedError if validation refuses it, another error if paths cannot
 // be cleared.
 func (g *generator) clearAndUpdate(gr schema.GroupResource, stored runtime.Object, paths []string) error {
-	c, err := lifecycle.PathClearer(gr, paths...)
+	c, err := lifecycle.PathClearer(g.catalog, gr, paths...)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle"
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
@@ -71,7 +72,11 @@ func generate() ([]byte, error) {
 	// The lifecycles derived from the inventory (not Registry: a gate with
 	// only the built-in storage version migrations has no registration of
 	// its transitions).
-	registry, err := lifecycle.Derived()
+	catalog, err := standalone.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	registry, err := lifecycle.Derived(catalog)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +92,7 @@ func generate() ([]byte, error) {
 	// Gates.
 	all := utilfeature.DefaultMutableFeatureGate.GetAllVersioned()
 	gates := slices.Sorted(maps.Keys(all))
-	storage, err := storageVersions(versions)
+	storage, err := storageVersions(catalog, versions)
 	if err != nil {
 		return nil, err
 	}
@@ -184,12 +189,12 @@ func lifecycleKind(registry map[featuregate.Feature]lifecycle.Lifecycle, g featu
 // storageVersions returns, for each version, the storage version of every
 // resource served with a registry store, as kube-apiserver emulating it
 // stores it.
-func storageVersions(versions []*version.Version) ([]map[schema.GroupResource]schema.GroupVersion, error) {
+func storageVersions(catalog *storecatalog.Catalog, versions []*version.Version) ([]map[schema.GroupResource]schema.GroupVersion, error) {
 	// Every resource kube-apiserver serves with a registry store, as the
-	// migrator's catalog holds them (upstream's providers on no storage).
-	rs := migrator.SupportedResources()
+	// store catalog holds them (upstream's providers on no storage).
+	rs := catalog.GroupResources()
 	if len(rs) == 0 {
-		return nil, fmt.Errorf("no resource with a registry store: the migrator's catalog could not be built")
+		return nil, fmt.Errorf("no resource with a registry store in kube-apiserver's store catalog")
 	}
 	binary := utilfeature.DefaultMutableFeatureGate.EmulationVersion()
 	var out []map[schema.GroupResource]schema.GroupVersion
@@ -207,7 +212,7 @@ func storageVersions(versions []*version.Version) ([]map[schema.GroupResource]sc
 		encoding := resourceconfig.MergeResourceEncodingConfigs(sfc.DefaultResourceEncoding, sfc.ResourceEncodingOverrides)
 		m := map[schema.GroupResource]schema.GroupVersion{}
 		for _, gr := range rs {
-			gv, err := storageVersion(encoding, gr)
+			gv, err := storageVersion(catalog, encoding, gr)
 			if err != nil {
 				return nil, fmt.Errorf("%s at %s: %w", gr, v, err)
 			}
@@ -219,11 +224,11 @@ func storageVersions(versions []*version.Version) ([]map[schema.GroupResource]sc
 }
 
 // storageVersion is the version gr's objects are stored in under encoding.
-func storageVersion(encoding *serverstorage.DefaultResourceEncodingConfig, gr schema.GroupResource) (schema.GroupVersion, error) {
+func storageVersion(catalog *storecatalog.Catalog, encoding *serverstorage.DefaultResourceEncodingConfig, gr schema.GroupResource) (schema.GroupVersion, error) {
 	if !legacyscheme.Scheme.IsGroupRegistered(gr.Group) {
 		return schema.GroupVersion{}, fmt.Errorf("group %q is not registered", gr.Group)
 	}
-	example, err := migrator.NewObject(gr)
+	example, err := catalog.NewObject(gr)
 	if err != nil {
 		return schema.GroupVersion{}, err
 	}

@@ -58,6 +58,7 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
 	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
 	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
 	"k8s.io/kubernetes/pkg/features/inventory"
@@ -104,8 +105,10 @@ type ControllerOptions struct {
 	CentralGates, DynamicGates []string
 
 	// Lifecycles is the registry transitions are planned from; nil means
-	// lifecycle.Registry(): the lifecycles derived from the gate inventory
-	// and the explicit registrations. Not a flag: tests pass their own.
+	// lifecycle.Registry of the resources the tasks' stores serve (the
+	// env's Stores, when a *storecatalog.Catalog): the lifecycles derived
+	// from the gate inventory and the explicit registrations. Not a flag:
+	// tests pass their own.
 	Lifecycles map[featuregate.Feature]lifecycle.Lifecycle
 	// Clock is the clock of the controller and of its elector; nil means the
 	// real clock. Not a flag: tests pass a fake one.
@@ -302,7 +305,8 @@ func NewController(self string, gate featuregate.MutableVersionedFeatureGate, cl
 		opts.Clock = clock.RealClock{}
 	}
 	if opts.Lifecycles == nil {
-		opts.Lifecycles = lifecycle.Registry()
+		catalog, _ := env.Stores.(*storecatalog.Catalog)
+		opts.Lifecycles = lifecycle.Registry(catalog)
 	}
 	c := &Controller{
 		self:              self,

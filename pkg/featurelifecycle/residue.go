@@ -202,7 +202,7 @@ func (s *residueScanner) walk(ctx context.Context, store migrator.Store, gr sche
 			return read, ctx.Err()
 		case <-time.After(s.pageInterval):
 		}
-		list, err := store.List(migrator.RequestContext(ctx, gr, "list", "", ""), &metainternalversion.ListOptions{Limit: residuePageSize, Continue: cont})
+		list, err := store.List(migrator.RequestContext(ctx, migrator.ServedResource(gr, nil), "list", "", ""), &metainternalversion.ListOptions{Limit: residuePageSize, Continue: cont})
 		if err != nil {
 			return read, fmt.Errorf("listing %s: %w", gr.String(), err)
 		}

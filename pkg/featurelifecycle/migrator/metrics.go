@@ -59,7 +59,7 @@ var (
 )
 
 // RegisterMetrics registers the migrator's metrics in the legacy registry.
-// It is safe to call more than once; NewStores calls it.
+// It is safe to call more than once; New calls it.
 func RegisterMetrics() {
 	registerMetrics.Do(func() {
 		legacyregistry.MustRegister(objectsSeen, objectsChanged, objectConflicts, objectFailures)

@@ -73,7 +73,10 @@ type HoldsFunc func(obj runtime.Object) bool
 type Migrator struct {
 	store    Store
 	resource schema.GroupResource
-	clear    ClearFunc
+	// version is the version of resource its writes are made in
+	// (ServedResource).
+	version string
+	clear   ClearFunc
 	// holds, when set, picks the listed objects worth a copy and a clear.
 	holds   HoldsFunc
 	opts    Options
@@ -87,6 +90,7 @@ type Migrator struct {
 // WithDefaults; limiter bounds the writes and is usually shared by all the
 // migrations of an apiserver (nil: SharedLimiter(opts)).
 func New(store Store, resource schema.GroupResource, clear ClearFunc, opts Options, limiter flowcontrol.RateLimiter) *Migrator {
+	RegisterMetrics()
 	if limiter == nil {
 		limiter = SharedLimiter(opts)
 	}
@@ -94,6 +98,11 @@ func New(store Store, resource schema.GroupResource, clear ClearFunc, opts Optio
 	if sub, ok := store.(interface{ Subresource() string }); ok {
 		m.subresource = sub.Subresource()
 	}
+	var example runtime.Object
+	if n, ok := store.(interface{ New() runtime.Object }); ok {
+		example = n.New()
+	}
+	m.version = ServedResource(resource, example).Version
 	return m
 }
 
@@ -257,7 +266,8 @@ func (m *Migrator) read(ctx context.Context, logger klog.Logger, cp *Checkpoint,
 				continue
 			}
 			// Clear a copy to find the objects that need a write; the
-			// write starts from the listed object, unchanged.
+			// write uses that copy while the stored object is still the
+			// listed revision.
 			cleared := item.DeepCopyObject()
 			if !m.clear(cleared) {
 				continue
@@ -393,13 +403,13 @@ func (m *Migrator) writeOne(ctx context.Context, p pending, t *tally) {
 		return
 	}
 	namespace, name := accessor.GetNamespace(), accessor.GetName()
-	ctx = RequestContext(ctx, m.resource, "update", namespace, name)
+	ctx = RequestContext(ctx, m.resource.WithVersion(m.version), "update", namespace, name)
 	if m.subresource != "" {
 		if info, ok := genericapirequest.RequestInfoFrom(ctx); ok {
 			info.Subresource = m.subresource
 		}
 	}
-	ctx, cancel := context.WithTimeout(withListedObject(ctx, obj), writeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 
 	info := &clearInfo{resource: m.resource, name: name, clear: m.clear, listed: p.listed, cleared: p.cleared}
@@ -427,30 +437,56 @@ func (m *Migrator) writeOne(ctx context.Context, p pending, t *tally) {
 	}
 }
 
+// sameRevision reports whether a and b, objects of the same key, are the
+// same revision of it: their resourceVersion, the storage's revision of
+// their last write, is the same.
+func sameRevision(a, b runtime.Object) bool {
+	ma, err := meta.Accessor(a)
+	if err != nil {
+		return false
+	}
+	mb, err := meta.Accessor(b)
+	return err == nil && ma.GetResourceVersion() != "" && ma.GetResourceVersion() == mb.GetResourceVersion()
+}
+
+// ServedResource returns resource at the version a call of its registry
+// store is made in: the first version, in the group's priority order, that
+// has the kind of example, an object of resource (nil: the group's first
+// version). That is not the group's preferred version for a resource a
+// newer version does not serve yet, such as scheduling.k8s.io's workloads
+// or resource.k8s.io's resourcepoolstatusrequests.
+func ServedResource(resource schema.GroupResource, example runtime.Object) schema.GroupVersionResource {
+	versions := legacyscheme.Scheme.PrioritizedVersionsForGroup(resource.Group)
+	if len(versions) == 0 {
+		return resource.WithVersion("v1")
+	}
+	if example != nil {
+		if kinds, _, err := legacyscheme.Scheme.ObjectKinds(example); err == nil && len(kinds) > 0 {
+			for _, gv := range versions {
+				if legacyscheme.Scheme.Recognizes(gv.WithKind(kinds[0].Kind)) {
+					return resource.WithVersion(gv.Version)
+				}
+			}
+		}
+	}
+	return resource.WithVersion(versions[0].Version)
+}
+
 // RequestContext returns ctx for a call of a registry store on an object of
 // resource outside of an HTTP request: with the namespace, and with the
 // request info the strategies expect (declarative validation reads the API
-// version from it and converts the object to it: the first version, in the
-// group's priority order, that serves the resource, which is not the
-// group's preferred version for a resource a newer version does not serve
-// yet, such as scheduling.k8s.io's workloads or resource.k8s.io's
-// resourcepoolstatusrequests).
-func RequestContext(ctx context.Context, resource schema.GroupResource, verb, namespace, name string) context.Context {
-	prefix, version := "apis", "v1"
+// version from it and converts the object to it; see ServedResource).
+func RequestContext(ctx context.Context, resource schema.GroupVersionResource, verb, namespace, name string) context.Context {
+	prefix := "apis"
 	if resource.Group == "" {
 		prefix = "api"
-	}
-	if c, err := catalog(); err == nil && c[resource].Store != nil {
-		version = c[resource].Version.Version
-	} else if versions := legacyscheme.Scheme.PrioritizedVersionsForGroup(resource.Group); len(versions) > 0 {
-		version = versions[0].Version
 	}
 	info := &genericapirequest.RequestInfo{
 		IsResourceRequest: true,
 		Verb:              verb,
 		APIPrefix:         prefix,
 		APIGroup:          resource.Group,
-		APIVersion:        version,
+		APIVersion:        resource.Version,
 		Namespace:         namespace,
 		Resource:          resource.Resource,
 		Name:              name,
@@ -486,14 +522,15 @@ type clearInfo struct {
 	name     string
 	clear    ClearFunc
 
-	// listed is the object as listed, the storage's first guess of the
-	// current one; cleared is a cleared copy of it, used once when it is.
+	// listed is the object as listed; cleared is a cleared copy of it,
+	// used once when the storage's guess of the current object (the watch
+	// cache's copy) is still that revision.
 	listed, cleared runtime.Object
 
 	// attempts counts calls of UpdatedObject; conflicts those that got
 	// another version of the object than the previous one: someone wrote
 	// meanwhile. (An attempt may also follow a read of the same version:
-	// when the listed object's new encoding equals its old one, etcd3's
+	// when the cached object's new encoding equals its old one, etcd3's
 	// GuaranteedUpdate reads the stored bytes before it skips the write,
 	// and tries again when they differ, e.g. at an older storage version.)
 	// resourceVersion is that of the last fresh object.
@@ -525,8 +562,9 @@ func (c *clearInfo) UpdatedObject(_ context.Context, old runtime.Object) (runtim
 		c.conflicts++
 	}
 	c.resourceVersion = accessor.GetResourceVersion()
-	if c.cleared != nil && old == c.listed {
-		// The listed object itself: its cleared copy is ready.
+	if c.cleared != nil && (old == c.listed || sameRevision(old, c.listed)) {
+		// The listed object itself (in the watch cache's copy, or handed
+		// back by the storage): its cleared copy is ready.
 		obj := c.cleared
 		c.cleared = nil
 		return obj, nil

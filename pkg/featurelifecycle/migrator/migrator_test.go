@@ -57,7 +57,7 @@ import (
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
-	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 )
 
 var statefulSets = apps.Resource("statefulsets")
@@ -80,7 +80,7 @@ func holdsMaxUnavailable(s *apps.StatefulSet) bool {
 // fixture is a set of StatefulSets in one etcd.
 type fixture struct {
 	etcd   *migratortest.Etcd
-	stores *migrator.RegistryStores
+	stores *standalone.Stores
 	store  *genericregistry.Store
 }
 
@@ -132,6 +132,10 @@ func (f *fixture) create(t *testing.T, namespace string, n int, with func(i int)
 		}
 		wg.Wait()
 	}
+	// The watch cache decodes (and defaults) the objects of its events as
+	// they come: let it catch up before the gate flips, or it would give
+	// the objects created with the gate off the feature's default.
+	f.listAll(t)
 	withFeature(t, features.MaxUnavailableStatefulSet, func(t *testing.T) { createSome(t, true) })
 	createSome(t, false)
 	if t.Failed() {
@@ -160,7 +164,7 @@ func (f *fixture) get(t *testing.T, namespace, name string) (*apps.StatefulSet, 
 
 // update applies mutate to the fresh object, retrying conflicts.
 func (f *fixture) update(ctx context.Context, namespace, name string, mutate func(*apps.StatefulSet)) error {
-	_, _, err := f.store.Update(migrator.RequestContext(ctx, statefulSets, "update", namespace, name), name, mutation(mutate),
+	_, _, err := f.store.Update(migrator.RequestContext(ctx, statefulSets.WithVersion("v1"), "update", namespace, name), name, mutation(mutate),
 		rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
 	return err
 }
@@ -176,7 +180,7 @@ func (m mutation) UpdatedObject(_ context.Context, old runtime.Object) (runtime.
 }
 
 func (f *fixture) delete(ctx context.Context, namespace, name string) error {
-	_, _, err := f.store.Delete(migrator.RequestContext(ctx, statefulSets, "delete", namespace, name), name, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{})
+	_, _, err := f.store.Delete(migrator.RequestContext(ctx, statefulSets.WithVersion("v1"), "delete", namespace, name), name, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{})
 	return err
 }
 
@@ -226,25 +230,18 @@ func opts(pageSize int64, workers int) migrator.Options {
 func TestStores(t *testing.T) {
 	e := migratortest.StartEtcd(t)
 	stores := e.NewStores(t)
-	for _, gr := range migrator.SupportedResources() {
+	for _, gr := range stores.Catalog().GroupResources() {
 		store := migratortest.RegistryStore(t, stores, gr)
-		// Undecorated: the etcd3 store itself, no watch cache, in the
-		// wrapper that starts writes from the listed object.
-		storage := reflect.ValueOf(upstreamstores.OpenedStorage(store))
-		if got := storage.Type().String(); got != "migrator.hintedStorage" {
-			t.Fatalf("%s: storage is %s, want migrator.hintedStorage", gr, got)
-		}
-		// The etcd3 store, possibly wrapped by the storage factory's own
-		// etcd3 decorator (AllowUnsafeMalformedObjectDeletion, on by
-		// default since 1.37), never the cacher.
-		if got := storage.Field(0).Elem().Type().String(); got != "*etcd3.store" && got != "*etcd3.corruptObjectDeleter" {
-			t.Errorf("%s: storage is %s, want the undecorated etcd3 store", gr, got)
+		// As kube-apiserver's: the watch cache in front of etcd.
+		storage := reflect.ValueOf(standalone.OpenedStorage(store))
+		if got := storage.Type().String(); got != "*cacher.CacheDelegator" && got != "*cacher.Cacher" {
+			t.Fatalf("%s: storage is %s, want the watch cache", gr, got)
 		}
 		again, err := stores.Store(gr)
 		if err != nil || again != migrator.Store(store) {
 			t.Errorf("%s: a second Store call returned %p, %v; want the same store", gr, again, err)
 		}
-		obj, err := migrator.NewObject(gr)
+		obj, err := stores.Catalog().NewObject(gr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -709,27 +706,50 @@ func TestExpiredContinueToken(t *testing.T) {
 	if _, err := f.etcd.Client.Compact(t.Context(), resp.Header.Revision); err != nil {
 		t.Fatal(err)
 	}
-	// The pinned token is refused, the migrator's is not ...
-	if _, err := f.store.List(t.Context(), &metainternalversion.ListOptions{Limit: 10, Continue: pinned}); !apierrors.IsResourceExpired(err) {
-		t.Fatalf("listing with the pinned token after compaction: %v, want 410 Expired", err)
-	}
+	// The migrator's token is served after the compaction. The pinned one
+	// may be served from the watch cache's snapshot of its revision while
+	// the cache keeps it; etcd3 storage refuses it, as compactedStore does.
 	if _, err := f.store.List(t.Context(), &metainternalversion.ListOptions{Limit: 10, Continue: cp.Continue}); err != nil {
 		t.Fatalf("listing with the migrator's token after compaction: %v", err)
 	}
-	// ... and the migrator continues where it was from either.
+	expired := &compactedStore{Store: f.store, pinned: pinned, fresh: cp.Continue}
+	// The migrator continues where it was from either.
 	for _, token := range []string{pinned, cp.Continue} {
 		from := cp
 		from.Continue = token
+		m := migrator.New(expired, statefulSets, clearMaxUnavailable, opts(10, 2), unlimited())
 		got := run(t, m, from, 5)
 		if got.Pass != 1 || got.Seen != 30 || got.Pages != 3 {
 			t.Errorf("checkpoint %+v, want one pass of 3 pages, 30 seen", got)
 		}
+	}
+	if expired.refused.Load() != 1 {
+		t.Errorf("the pinned token was refused %d times, want once", expired.refused.Load())
 	}
 	for _, s := range f.listAll(t) {
 		if holdsMaxUnavailable(&s) {
 			t.Errorf("%s still holds maxUnavailable", s.Name)
 		}
 	}
+}
+
+// compactedStore refuses the continue token pinned, as etcd3 storage
+// refuses a token of a compacted revision: with a 410 that offers the
+// fresh token, after the same key at the latest revision.
+type compactedStore struct {
+	migrator.Store
+	pinned, fresh string
+	refused       atomic.Int32
+}
+
+func (c *compactedStore) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
+	if options.Continue == c.pinned {
+		c.refused.Add(1)
+		err := apierrors.NewResourceExpired("the continue token is too old")
+		err.ErrStatus.ListMeta.Continue = c.fresh
+		return nil, err
+	}
+	return c.Store.List(ctx, options)
 }
 
 // expiringStore refuses the first continue token with a 410 that offers no

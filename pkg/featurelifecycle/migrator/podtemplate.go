@@ -17,6 +17,8 @@ limitations under the License.
 package migrator
 
 import (
+	"reflect"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/apis/apps"
@@ -32,16 +34,39 @@ import (
 // is immutable, and PodTemplateSpec reaches a pod's spec for a ClearFields
 // over pods when the field is mutable.
 func PodTemplateResources() []schema.GroupResource {
-	return []schema.GroupResource{
-		api.Resource("podtemplates"),
-		api.Resource("replicationcontrollers"),
-		apps.Resource("replicasets"),
-		apps.Resource("deployments"),
-		apps.Resource("statefulsets"),
-		apps.Resource("daemonsets"),
-		batch.Resource("jobs"),
-		batch.Resource("cronjobs"),
+	out := make([]schema.GroupResource, len(podTemplateResources))
+	for i, r := range podTemplateResources {
+		out[i] = r.resource
 	}
+	return out
+}
+
+// podTemplateResources are PodTemplateResources, in order, each with the
+// internal type of its objects.
+var podTemplateResources = []struct {
+	resource schema.GroupResource
+	kind     reflect.Type
+}{
+	{api.Resource("podtemplates"), reflect.TypeFor[*api.PodTemplate]()},
+	{api.Resource("replicationcontrollers"), reflect.TypeFor[*api.ReplicationController]()},
+	{apps.Resource("replicasets"), reflect.TypeFor[*apps.ReplicaSet]()},
+	{apps.Resource("deployments"), reflect.TypeFor[*apps.Deployment]()},
+	{apps.Resource("statefulsets"), reflect.TypeFor[*apps.StatefulSet]()},
+	{apps.Resource("daemonsets"), reflect.TypeFor[*apps.DaemonSet]()},
+	{batch.Resource("jobs"), reflect.TypeFor[*batch.Job]()},
+	{batch.Resource("cronjobs"), reflect.TypeFor[*batch.CronJob]()},
+}
+
+// PodTemplateType returns the internal type of the objects of gr, one of
+// PodTemplateResources (e.g. *apps.Deployment), or nil for another
+// resource.
+func PodTemplateType(gr schema.GroupResource) reflect.Type {
+	for _, r := range podTemplateResources {
+		if r.resource == gr {
+			return r.kind
+		}
+	}
+	return nil
 }
 
 // PodTemplateSpec returns the pod spec of the template obj embeds (a

@@ -20,8 +20,18 @@ import (
 	"context"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/kubernetes/pkg/apis/apps"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/kubernetes/pkg/apis/resource"
+	"k8s.io/kubernetes/pkg/apis/scheduling"
+
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
 )
 
 // TestRequestContextVersion checks that a store call is made in a version
@@ -30,19 +40,25 @@ import (
 // has no Workload (seen in the on -> use -> off harness: "no kind Workload
 // is registered for version scheduling.k8s.io/v1").
 func TestRequestContextVersion(t *testing.T) {
-	for gr, want := range map[schema.GroupResource]string{
-		{Group: "scheduling.k8s.io", Resource: "workloads"}:                "v1beta1",
-		{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:          "v1",
-		{Group: "resource.k8s.io", Resource: "resourcepoolstatusrequests"}: "v1alpha3",
-		{Group: "apps", Resource: "statefulsets"}:                          "v1",
-		{Resource: "pods"}: "v1",
+	for _, c := range []struct {
+		gr      schema.GroupResource
+		example runtime.Object
+		want    string
+	}{
+		{schema.GroupResource{Group: "scheduling.k8s.io", Resource: "workloads"}, &scheduling.Workload{}, "v1beta1"},
+		{schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, &scheduling.PriorityClass{}, "v1"},
+		{schema.GroupResource{Group: "resource.k8s.io", Resource: "resourcepoolstatusrequests"}, &resource.ResourcePoolStatusRequest{}, "v1alpha3"},
+		{schema.GroupResource{Group: "apps", Resource: "statefulsets"}, &apps.StatefulSet{}, "v1"},
+		{schema.GroupResource{Resource: "pods"}, &api.Pod{}, "v1"},
+		// Without an object: the group's first version.
+		{schema.GroupResource{Group: "scheduling.k8s.io", Resource: "workloads"}, nil, "v1"},
 	} {
-		info, ok := genericapirequest.RequestInfoFrom(RequestContext(context.Background(), gr, "update", "ns", "name"))
+		info, ok := genericapirequest.RequestInfoFrom(RequestContext(context.Background(), ServedResource(c.gr, c.example), "update", "ns", "name"))
 		if !ok {
-			t.Fatalf("%s: no request info", gr)
+			t.Fatalf("%s: no request info", c.gr)
 		}
-		if info.APIVersion != want {
-			t.Errorf("%s: the request is made in version %s, want %s", gr, info.APIVersion, want)
+		if info.APIVersion != c.want || info.APIGroup != c.gr.Group || info.Resource != c.gr.Resource {
+			t.Errorf("%s (%T): the request is made in %s/%s %s, want version %s", c.gr, c.example, info.APIGroup, info.APIVersion, info.Resource, c.want)
 		}
 	}
 }

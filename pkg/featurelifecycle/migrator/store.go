@@ -41,9 +41,18 @@ type Store interface {
 		updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error)
 }
 
-// Stores opens the registry store of a group-resource on the apiserver's
-// storage, without a watch cache.
+// Stores gives the registry store of a group-resource: in kube-apiserver,
+// the store kube-apiserver installed (pkg/featurelifecycle/storecatalog).
 type Stores interface {
 	// Store returns the store of gr, or an error naming gr when it has none.
 	Store(gr schema.GroupResource) (Store, error)
+}
+
+// StatusStores gives the stores that write the status of a group-resource.
+type StatusStores interface {
+	// StatusStore returns a Store that lists the objects of gr and writes
+	// them through gr's status subresource, or an error naming gr when it
+	// has none. The Store says which subresource it writes through with a
+	// method Subresource() string, named in each write's request info.
+	StatusStore(gr schema.GroupResource) (Store, error)
 }

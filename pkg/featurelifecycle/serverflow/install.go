@@ -42,9 +42,9 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
 	"k8s.io/kubernetes/pkg/featurelifecycle/servedopenapi"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi"
-	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
@@ -72,18 +72,27 @@ func CountNodeRequests(opts *Options, config *genericapiserver.Config) {
 	config.BuildHandlerChainFunc = counter.WrapChain(config.BuildHandlerChainFunc)
 }
 
+// StoreCatalogForTests, when set, is given the store catalog of each
+// apiserver of this process Install installs the server flow in: an
+// integration test compares it with what it expects.
+var StoreCatalogForTests func(*storecatalog.Catalog)
+
 // Install adds the server flow's post-start hooks to server, when
 // features.k8s.io/v1alpha1 is served (the FeatureLifecycle gate is checked
 // by the caller). gate is the apiserver's feature gate; config its generic
-// configuration, whose storage the tasks' stores open without a watch
-// cache; opts its flags (nil: the defaults).
-func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, gate featuregate.MutableVersionedFeatureGate, opts *Options) error {
+// configuration; opts its flags (nil: the defaults); stores the registry
+// stores of the resources server serves, collected as it installed them
+// (the tasks read and write stored objects through them).
+func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, gate featuregate.MutableVersionedFeatureGate, opts *Options, stores *storecatalog.Catalog) error {
 	if !config.MergedResourceConfig.ResourceEnabled(featuresv1alpha1.SchemeGroupVersion.WithResource("features")) {
 		klog.V(2).InfoS("Not starting the feature lifecycle: features.k8s.io/v1alpha1 is not served (--runtime-config)")
 		return nil
 	}
 	if opts == nil {
 		opts = NewOptions()
+	}
+	if stores == nil {
+		return fmt.Errorf("the feature lifecycle needs the registry stores the apiserver installed")
 	}
 	identity := server.APIServerID
 	if identity == "" {
@@ -129,14 +138,9 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		}
 	}
 
-	// The tasks open the resources' own registry stores on the apiserver's
-	// storage, without its watch cache. Strategies that validate against the
-	// cluster (a resource claim's namespace, an RBAC object's escalation)
-	// ask this apiserver, as its own stores do.
-	stores := migrator.NewStores(config.RESTOptionsGetter, upstreamstores.Config{
-		Loopback:   config.LoopbackClientConfig,
-		Authorizer: config.Authorization.Authorizer,
-	})
+	if StoreCatalogForTests != nil {
+		StoreCatalogForTests(stores)
+	}
 	return server.AddPostStartHook(ControllerHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		client, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
 		if err != nil {
@@ -156,11 +160,7 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		if err != nil {
 			return err
 		}
-		go func(ctx context.Context) {
-			controller.Run(ctx)
-			// The tasks' stores hold etcd clients of their own.
-			stores.Destroy()
-		}(hookContext)
+		go controller.Run(hookContext)
 		return nil
 	})
 }

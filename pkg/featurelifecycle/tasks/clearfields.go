@@ -35,6 +35,7 @@ import (
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/internal/ellipsis"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
 // clearFieldsRetryDelay is how long a ClearFields task waits after a pass
@@ -89,6 +90,8 @@ type clearTarget struct {
 	// subresource is "status" when the target writes through the
 	// resource's status subresource, else "".
 	subresource string
+	// kind is the internal type of resource's objects, when known.
+	kind reflect.Type
 	// clear clears an internal object of resource in place.
 	clear migrator.ClearFunc
 	// holds, when set, reports without changing it whether clear would
@@ -111,23 +114,18 @@ func (t clearTarget) key() string {
 // resource, what a feature added: clear takes the resource's internal type
 // (e.g. *apps.StatefulSet for apps.Resource("statefulsets")), clears the
 // fields in place and reports whether it changed anything. A resource the
-// migrator does not support, or a T that is not the resource's internal
-// type, makes Validate and every Step fail with an error saying so.
+// apiserver serves without a registry store, or a T that is not the
+// resource's internal type, makes Validate fail, and every Step, with an
+// error saying so.
 func ClearFields[T runtime.Object](name, description string, resource schema.GroupResource, clear func(T) bool) *ClearFieldsTask {
 	c := &ClearFieldsTask{name: name, description: description, words: clearWords}
-	accepts := func(obj runtime.Object) bool { _, ok := obj.(T); return ok }
-	switch obj, err := migrator.NewObject(resource); {
-	case clear == nil:
+	if clear == nil {
 		c.err = fmt.Errorf("task %s: no clear function", name)
-	case err != nil:
-		c.err = fmt.Errorf("task %s: %w", name, err)
-	case !accepts(obj):
-		c.err = fmt.Errorf("task %s: the clear function takes %s, but %s stores %T",
-			name, reflect.TypeFor[T](), resource.String(), obj)
 	}
 	c.targets = []clearTarget{{
 		resource: resource,
-		accepts:  accepts,
+		kind:     reflect.TypeFor[T](),
+		accepts:  func(obj runtime.Object) bool { _, ok := obj.(T); return ok },
 		clear: func(obj runtime.Object) bool {
 			t, ok := obj.(T)
 			return ok && clear(t)
@@ -147,14 +145,10 @@ func ClearPodTemplateFields(name, description string, clear func(*api.PodSpec) b
 		c.err = fmt.Errorf("task %s: no clear function", name)
 	}
 	for _, gr := range migrator.PodTemplateResources() {
-		example, err := migrator.NewObject(gr)
-		if err != nil {
-			c.err = fmt.Errorf("task %s: %w", name, err)
-			continue
-		}
-		kind := reflect.TypeOf(example)
+		kind := migrator.PodTemplateType(gr)
 		c.targets = append(c.targets, clearTarget{
 			resource: gr,
+			kind:     kind,
 			accepts:  func(obj runtime.Object) bool { return reflect.TypeOf(obj) == kind },
 			clear: func(obj runtime.Object) bool {
 				spec, ok := migrator.PodTemplateSpec(obj)
@@ -169,8 +163,12 @@ func ClearPodTemplateFields(name, description string, clear func(*api.PodSpec) b
 type FieldClearer struct {
 	// Resource is the group-resource cleared.
 	Resource schema.GroupResource
+	// Type is the internal type of Resource's objects (e.g.
+	// *apps.Deployment): Clear and Holds are given only objects of it. Nil
+	// gives them objects of any type (a task that rewrites whole objects).
+	Type reflect.Type
 	// Status makes the task write through the resource's status
-	// subresource (migrator.HasStatus), whose strategy keeps the spec and
+	// subresource (storecatalog.Catalog.HasStatus), whose strategy keeps the spec and
 	// writes the status: for fields under status, which the resource's own
 	// strategy keeps as stored. A resource may be listed twice, once with
 	// Status.
@@ -200,31 +198,26 @@ func ClearFieldsOf(name, description string, targets []FieldClearer) *ClearField
 		if t.Status {
 			target.subresource = "status"
 		}
-		example, err := migrator.NewObject(t.Resource)
 		switch {
-		case err != nil:
-			c.err = fmt.Errorf("task %s: %w", name, err)
-			continue
 		case t.Clear == nil:
 			c.err = fmt.Errorf("task %s: no clear function for %s", name, target.key())
 			continue
 		case seen[target.key()]:
 			c.err = fmt.Errorf("task %s: %s is listed twice", name, target.key())
 			continue
-		case t.Status && !migrator.HasStatus(t.Resource):
-			c.err = fmt.Errorf("task %s: %s has no status subresource to clear status through", name, t.Resource.String())
-			continue
 		}
 		seen[target.key()] = true
-		kind := reflect.TypeOf(example)
+		kind := t.Type
+		target.kind = kind
 		clear := t.Clear
-		target.accepts = func(obj runtime.Object) bool { return reflect.TypeOf(obj) == kind }
+		accepts := func(obj runtime.Object) bool { return kind == nil || reflect.TypeOf(obj) == kind }
+		target.accepts = accepts
 		target.clear = func(obj runtime.Object) bool {
-			return reflect.TypeOf(obj) == kind && clear(obj)
+			return accepts(obj) && clear(obj)
 		}
 		if holds := t.Holds; holds != nil {
 			target.holds = func(obj runtime.Object) bool {
-				return reflect.TypeOf(obj) == kind && holds(obj)
+				return accepts(obj) && holds(obj)
 			}
 		}
 		c.targets = append(c.targets, target)
@@ -238,9 +231,27 @@ func (c *ClearFieldsTask) Name() string { return c.name }
 // Description returns the task's description.
 func (c *ClearFieldsTask) Description() string { return c.description }
 
-// Validate returns the error of a bad declaration (unsupported resource,
-// wrong type, no function), or nil.
-func (c *ClearFieldsTask) Validate() error { return c.err }
+// Validate returns the error of a bad declaration (no function, a
+// resource listed twice), or of one the resources of catalog do not fit (a
+// resource served without a registry store, a function of another type, a
+// status cleared without a status subresource), or nil.
+func (c *ClearFieldsTask) Validate(catalog *storecatalog.Catalog) error {
+	if c.err != nil {
+		return c.err
+	}
+	for _, t := range c.targets {
+		obj, err := catalog.NewObject(t.resource)
+		switch {
+		case err != nil:
+			return fmt.Errorf("task %s: %w", c.name, err)
+		case t.kind != nil && reflect.TypeOf(obj) != t.kind:
+			return fmt.Errorf("task %s: the clear function takes %s, but %s stores %T", c.name, t.kind, t.resource.String(), obj)
+		case t.subresource != "" && !catalog.HasStatus(t.resource):
+			return fmt.Errorf("task %s: %s has no status subresource to clear status through", c.name, t.resource.String())
+		}
+	}
+	return nil
+}
 
 // Resources returns the group-resources the task clears, in order, each
 // once.

@@ -77,7 +77,7 @@ func TestClearFieldsStatus(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, kubefeatures.DeploymentReplicaSetTerminatingReplicas, true)
 	e := migratortest.StartEtcd(t)
 	stores := e.NewStores(t)
-	if !migrator.HasStatus(deployments) {
+	if !tasks.TestingCatalog(t).HasStatus(deployments) {
 		t.Fatal("deployments have no status subresource")
 	}
 	d := migratortest.Internal(t, &appsv1.Deployment{
@@ -93,7 +93,7 @@ func TestClearFieldsStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := migrator.RequestContext(t.Context(), deployments, "update", "ns", "web")
+	ctx := migrator.RequestContext(t.Context(), deployments.WithVersion("v1"), "update", "ns", "web")
 	if info, ok := genericapirequest.RequestInfoFrom(ctx); ok {
 		info.Subresource = "status"
 	}
@@ -108,7 +108,7 @@ func TestClearFieldsStatus(t *testing.T) {
 		{Resource: deployments, Clear: clearNothing},
 		{Resource: deployments, Status: true, Clear: clearTerminatingReplicas},
 	})
-	if err := task.Validate(); err != nil {
+	if err := task.Validate(tasks.TestingCatalog(t)); err != nil {
 		t.Fatal(err)
 	}
 	if got := task.Resources(); !slices.Equal(got, []schema.GroupResource{deployments}) {
@@ -141,7 +141,7 @@ func TestClearFieldsStatusDeclarationErrors(t *testing.T) {
 		},
 	} {
 		task := tasks.ClearFieldsOf("bad", "", targets)
-		if err := task.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+		if err := task.Validate(tasks.TestingCatalog(t)); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("Validate() = %v, want an error saying %q", err, name)
 		}
 	}

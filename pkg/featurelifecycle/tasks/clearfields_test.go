@@ -165,7 +165,7 @@ func TestClearFieldsStatefulSets(t *testing.T) {
 	})
 	task := tasks.ClearFields("clear-statefulset-max-unavailable", "Clear spec.updateStrategy.rollingUpdate.maxUnavailable from every StatefulSet.",
 		statefulSets, clearMaxUnavailable)
-	if err := task.Validate(); err != nil {
+	if err := task.Validate(tasks.TestingCatalog(t)); err != nil {
 		t.Fatal(err)
 	}
 	if got := task.Resources(); len(got) != 1 || got[0] != statefulSets {
@@ -219,7 +219,7 @@ func TestClearPodTemplateFields(t *testing.T) {
 	e := migratortest.StartEtcd(t)
 	stores := e.NewStores(t)
 	task := tasks.ClearPodTemplateFields("clear-feature-node-selector", "Clear the feature's node selector from every pod template.", clearFeatureNodeSelector)
-	if err := task.Validate(); err != nil {
+	if err := task.Validate(tasks.TestingCatalog(t)); err != nil {
 		t.Fatal(err)
 	}
 	with := create(t, stores, podTemplateObjects(t, "with", true))
@@ -312,7 +312,7 @@ func TestClearPodTemplateFieldsFailure(t *testing.T) {
 		t.Fatalf("after cronjobs: %+v, want jobs again", out)
 	}
 	store := migratortest.RegistryStore(t, stores, jobs)
-	if _, _, err := store.Delete(migrator.RequestContext(t.Context(), jobs, "delete", "ns", "with"), "with", rest.ValidateAllObjectFunc,
+	if _, _, err := store.Delete(migrator.RequestContext(t.Context(), jobs.WithVersion("v1"), "delete", "ns", "with"), "with", rest.ValidateAllObjectFunc,
 		&metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}); err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestClearFieldsDeclarationErrors(t *testing.T) {
 		"no clear function":      tasks.ClearFields[*apps.StatefulSet]("nil", "", statefulSets, nil),
 		"no clear function here": tasks.ClearPodTemplateFields("nil", "", nil),
 	} {
-		if err := task.Validate(); err == nil || !strings.Contains(err.Error(), strings.TrimSuffix(name, " here")) {
+		if err := task.Validate(tasks.TestingCatalog(t)); err == nil || !strings.Contains(err.Error(), strings.TrimSuffix(name, " here")) {
 			t.Errorf("Validate() = %v, want an error naming %s", err, name)
 		}
 		if _, err := task.Step(context.Background(), env, nil, tasks.Status(task), time.Now()); err == nil {

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
 // StepFunc is one bounded, idempotent step of a Custom task; see Task.Step.
@@ -89,10 +91,11 @@ func (o optIn) Description() string {
 	return fmt.Sprintf("%s Opt-in: runs only if the Feature's annotation %s names %s.", o.Task.Description(), OptInAnnotation, o.Name())
 }
 
-// Validate returns the wrapped task's declaration error, if it can tell.
-func (o optIn) Validate() error {
-	if v, ok := o.Task.(interface{ Validate() error }); ok {
-		return v.Validate()
+// Validate returns the wrapped task's declaration error against catalog,
+// if it can tell.
+func (o optIn) Validate(catalog *storecatalog.Catalog) error {
+	if v, ok := o.Task.(Validator); ok {
+		return v.Validate(catalog)
 	}
 	return nil
 }

@@ -111,15 +111,14 @@ func TestOptIn(t *testing.T) {
 	if !ok || len(in.Resources()) != 1 || !in.Holds(&api.Pod{}) {
 		t.Fatal("OptIn of an Inspector must be an Inspector")
 	}
-	type validator interface{ Validate() error }
-	if err := w.(validator).Validate(); err != nil {
+	if err := w.(Validator).Validate(TestingCatalog(t)); err != nil {
 		t.Errorf("a good declaration: %v", err)
 	}
 	bad := OptIn(WaitForAbsence("bad", "Bad.", podsResource, "things", func(*api.Node) bool { return true }))
-	if err := bad.(validator).Validate(); err == nil {
+	if err := bad.(Validator).Validate(TestingCatalog(t)); err == nil {
 		t.Error("OptIn must pass the wrapped task's declaration error on")
 	}
-	if err := task.(validator).Validate(); err != nil {
+	if err := task.(Validator).Validate(TestingCatalog(t)); err != nil {
 		t.Errorf("a Custom task has nothing to validate: %v", err)
 	}
 }

@@ -37,6 +37,7 @@ import (
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/internal/ellipsis"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
 // deleteRetryDelay is how long DeleteObjects waits after a pass that could
@@ -52,14 +53,16 @@ const deleteRetryDelay = 30 * time.Second
 // wrap it in OptIn, since deleting data is the admin's call, and follow it
 // with a WaitForAbsence of gr for objects that wait for finalizers.
 //
-// The returned task also implements Inspector: every object of gr holds.
-func DeleteObjects(name, description string, gr schema.GroupResource) Task {
-	return &deleteObjects{name: name, description: description, gr: gr}
+// The returned task also implements Inspector: every object of gr holds,
+// an object of example's type (gr's internal type, e.g. *storage.VolumeAttributesClass).
+func DeleteObjects(name, description string, gr schema.GroupResource, example runtime.Object) Task {
+	return &deleteObjects{name: name, description: description, gr: gr, kind: reflect.TypeOf(example)}
 }
 
 type deleteObjects struct {
 	name, description string
 	gr                schema.GroupResource
+	kind              reflect.Type
 }
 
 // deleteCheckpoint is the state of a pass kept in the task's checkpoint.
@@ -79,14 +82,18 @@ func (d *deleteObjects) Resources() []schema.GroupResource { return []schema.Gro
 
 // Holds reports whether obj is an object of the resource: all of them go.
 func (d *deleteObjects) Holds(obj runtime.Object) bool {
-	example, err := migrator.NewObject(d.gr)
-	return err == nil && obj != nil && reflect.TypeOf(obj) == reflect.TypeOf(example)
+	return obj != nil && d.kind != nil && reflect.TypeOf(obj) == d.kind
 }
 
-// Validate returns the error of a resource the stores cannot open.
-func (d *deleteObjects) Validate() error {
-	if _, err := migrator.NewObject(d.gr); err != nil {
+// Validate returns the error of a resource catalog serves without a
+// registry store, or whose objects are not of the declared type.
+func (d *deleteObjects) Validate(catalog *storecatalog.Catalog) error {
+	obj, err := catalog.NewObject(d.gr)
+	if err != nil {
 		return fmt.Errorf("task %s: %w", d.name, err)
+	}
+	if reflect.TypeOf(obj) != d.kind {
+		return fmt.Errorf("task %s: declared with objects of type %v, but %s stores %T", d.name, d.kind, d.gr.String(), obj)
 	}
 	return nil
 }
@@ -138,7 +145,7 @@ func (d *deleteObjects) Step(ctx context.Context, env Env, _ *featuresv1alpha1.F
 		}
 		uid := a.GetUID()
 		background := metav1.DeletePropagationBackground
-		_, _, err = deleter.Delete(migrator.RequestContext(ctx, d.gr, "delete", a.GetNamespace(), a.GetName()), a.GetName(), rest.ValidateAllObjectFunc,
+		_, _, err = deleter.Delete(migrator.RequestContext(ctx, migrator.ServedResource(d.gr, item), "delete", a.GetNamespace(), a.GetName()), a.GetName(), rest.ValidateAllObjectFunc,
 			&metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &background})
 		switch {
 		case err == nil:

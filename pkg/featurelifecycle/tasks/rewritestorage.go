@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
 // RewriteStorageTask is a task that rewrites every stored object of some
@@ -42,7 +43,7 @@ import (
 // at the current storage version, and skips the write only when
 // `!origState.stale && bytes.Equal(data, origState.data)`. origState.data is
 // what etcd holds, decrypted (getState, after TransformFromStorage); when
-// the update started from the listed object instead (getStateFromObject,
+// the update started from the watch cache's copy instead (getStateFromObject,
 // which re-encodes that object at the current version, so the bytes always
 // compare equal), GuaranteedUpdate reads the key again (getCurrentState)
 // and compares with the stored bytes before it skips, restarting the loop
@@ -85,8 +86,9 @@ var rewriteWords = taskWords{
 // RewriteStorage declares a task that rewrites every stored object of each
 // of resources, in order, at the apiserver's current storage version. An
 // object that is already stored at that version is read but not written.
-// A resource the migrator does not support, one listed twice, or none makes
-// Validate and every Step fail with an error saying so.
+// A resource the apiserver serves without a registry store makes Validate
+// and every Step fail, and one listed twice, or none, makes them fail,
+// with an error saying so.
 func RewriteStorage(name, description string, resources ...schema.GroupResource) *RewriteStorageTask {
 	targets := make([]FieldClearer, 0, len(resources))
 	for _, gr := range resources {
@@ -108,9 +110,11 @@ func (r *RewriteStorageTask) Name() string { return r.c.Name() }
 // Description returns the task's description.
 func (r *RewriteStorageTask) Description() string { return r.c.Description() }
 
-// Validate returns the error of a bad declaration (unsupported resource,
-// one listed twice, none), or nil.
-func (r *RewriteStorageTask) Validate() error { return r.c.Validate() }
+// Validate returns the error of a bad declaration (a resource of catalog
+// served without a registry store, one listed twice, none), or nil.
+func (r *RewriteStorageTask) Validate(catalog *storecatalog.Catalog) error {
+	return r.c.Validate(catalog)
+}
 
 // Resources returns the group-resources the task rewrites, in order.
 func (r *RewriteStorageTask) Resources() []schema.GroupResource { return r.c.Resources() }

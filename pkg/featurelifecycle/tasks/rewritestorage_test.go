@@ -110,7 +110,7 @@ func TestRewriteStorage(t *testing.T) {
 	}
 
 	task := tasks.RewriteStorage("rewrite-resourceclaims", "Rewrites resource claims.", resourceClaims)
-	if err := task.Validate(); err != nil {
+	if err := task.Validate(tasks.TestingCatalog(t)); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := any(task).(tasks.Inspector); ok {
@@ -174,7 +174,7 @@ func TestRewriteStorageConcurrentWriter(t *testing.T) {
 	createClaims(t, oldStores, "ns", n)
 
 	label := func(ctx context.Context, store migrator.Store, name, key string) error {
-		ctx = migrator.RequestContext(ctx, resourceClaims, "update", "ns", name)
+		ctx = migrator.RequestContext(ctx, resourceClaims.WithVersion("v1"), "update", "ns", name)
 		_, _, err := store.Update(ctx, name, rest.DefaultUpdatedObjectInfo(nil, func(_ context.Context, _, obj runtime.Object) (runtime.Object, error) {
 			c := obj.(*resource.ResourceClaim).DeepCopy()
 			if c.Labels == nil {

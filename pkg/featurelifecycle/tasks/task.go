@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
 // Task is one step of a transition. The controller calls Step on the leader
@@ -43,10 +44,19 @@ type Task interface {
 	Step(ctx context.Context, env Env, f *featuresv1alpha1.Feature, t featuresv1alpha1.FeatureTask, now time.Time) (Outcome, error)
 }
 
+// Validator is implemented by the tasks whose declaration can be checked
+// against the resources an apiserver serves: Validate returns the error of
+// a bad declaration (a resource served without a registry store, a
+// function of another type than the resource stores, ...), or nil.
+type Validator interface {
+	Validate(catalog *storecatalog.Catalog) error
+}
+
 // Env is what the apiserver running a task lends it.
 type Env struct {
-	// Stores opens registry stores on the apiserver's storage (no watch
-	// cache, no HTTP, no admission).
+	// Stores gives the registry stores of the apiserver's resources (no
+	// HTTP, no admission): in kube-apiserver, those it installed (a
+	// *storecatalog.Catalog).
 	Stores migrator.Stores
 	// Migration tunes the storage migrations of ClearFields tasks.
 	Migration migrator.Options

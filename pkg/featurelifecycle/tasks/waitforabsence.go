@@ -36,6 +36,7 @@ import (
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/internal/ellipsis"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
 // Inspector is implemented by the tasks that look at stored objects of
@@ -137,12 +138,13 @@ func (w *waitForAbsence[T]) Resources() []schema.GroupResource {
 }
 
 // Validate returns the error of a bad declaration: no predicate, a resource
-// the stores cannot open, or a T that is not the resource's internal type.
-func (w *waitForAbsence[T]) Validate() error {
+// catalog serves without a registry store, or a T that is not the
+// resource's internal type.
+func (w *waitForAbsence[T]) Validate(catalog *storecatalog.Catalog) error {
 	if w.uses == nil {
 		return fmt.Errorf("task %s: no predicate", w.name)
 	}
-	obj, err := migrator.NewObject(w.gr)
+	obj, err := catalog.NewObject(w.gr)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", w.name, err)
 	}

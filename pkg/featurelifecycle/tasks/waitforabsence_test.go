@@ -114,7 +114,7 @@ func makePod(t *testing.T, store *genericregistry.Store, namespace, name string,
 			}},
 		}}
 	}
-	ctx := migrator.RequestContext(context.Background(), store.DefaultQualifiedResource, "create", namespace, name)
+	ctx := migrator.RequestContext(context.Background(), migrator.ServedResource(store.DefaultQualifiedResource, pod), "create", namespace, name)
 	if _, err := store.Create(ctx, pod, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating %s/%s: %v", namespace, name, err)
 	}
@@ -339,16 +339,15 @@ func TestWaitForAbsenceInspector(t *testing.T) {
 		t.Error("Holds must be the predicate on pods and false on anything else")
 	}
 
-	type validator interface{ Validate() error }
-	if err := task.(validator).Validate(); err != nil {
+	if err := task.(Validator).Validate(TestingCatalog(t)); err != nil {
 		t.Errorf("a good declaration: %v", err)
 	}
 	for _, bad := range []Task{
 		WaitForAbsence("wrong-type", "", podsResource, "x", func(*api.Service) bool { return true }),
-		WaitForAbsence("unsupported", "", api.Resource("services"), "x", func(*api.Service) bool { return true }),
+		WaitForAbsence("unsupported", "", api.Resource("frobnicators"), "x", func(*api.Service) bool { return true }),
 		WaitForAbsence[*api.Pod]("no-predicate", "", podsResource, "x", nil),
 	} {
-		if err := bad.(validator).Validate(); err == nil || !strings.Contains(err.Error(), bad.Name()) {
+		if err := bad.(Validator).Validate(TestingCatalog(t)); err == nil || !strings.Contains(err.Error(), bad.Name()) {
 			t.Errorf("%s: want an error naming the task, got %v", bad.Name(), err)
 		}
 	}

@@ -51,8 +51,8 @@ func checkTasks(t *testing.T, lc Lifecycle, supported []schema.GroupResource) {
 			if d := task.Description(); d == "" || len(d) > maxDescriptionBytes {
 				t.Errorf("%s: the description must say what the task does, in at most %d bytes: %q", name, maxDescriptionBytes, d)
 			}
-			if v, ok := task.(interface{ Validate() error }); ok {
-				if err := v.Validate(); err != nil {
+			if v, ok := task.(tasks.Validator); ok {
+				if err := v.Validate(testCatalog(t)); err != nil {
 					t.Errorf("%s: %v", name, err)
 				}
 			}

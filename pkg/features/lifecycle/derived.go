@@ -18,12 +18,12 @@ package lifecycle
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,7 +35,7 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
@@ -98,12 +98,17 @@ var (
 )
 
 // Registry returns the lifecycle registry transitions are planned from:
-// the lifecycles Derived from the gate inventory, with every explicit
-// entry of Lifecycles in place of the derived one of its gate, and the
-// built-in version-keyed tasks (StorageVersionMigrations) added to the
-// lifecycle of their gate.
-func Registry() map[featuregate.Feature]Lifecycle {
-	derived, err := Derived()
+// the lifecycles Derived from the gate inventory for the resources of
+// catalog (the stores of the apiserver that runs the tasks; nil: no
+// lifecycle is derived), with every explicit entry of Lifecycles in place
+// of the derived one of its gate, and the built-in version-keyed tasks
+// (StorageVersionMigrations) added to the lifecycle of their gate.
+func Registry(catalog *storecatalog.Catalog) map[featuregate.Feature]Lifecycle {
+	var derived map[featuregate.Feature]Lifecycle
+	err := errors.New("no store catalog to derive lifecycles for")
+	if catalog != nil {
+		derived, err = Derived(catalog)
+	}
 	if err != nil {
 		// The inventory is checked by unit tests and make verify; a
 		// binary built from a tree that passes them cannot get here.
@@ -127,8 +132,9 @@ func Registry() map[featuregate.Feature]Lifecycle {
 	return out
 }
 
-// Derived returns, built once, the lifecycle of every gate the inventory
-// (pkg/features/inventory) lists with a footprint, with no per-gate code:
+// Derived returns the lifecycle of every gate the inventory
+// (pkg/features/inventory) lists with a footprint, for the resources of
+// catalog, with no per-gate code:
 //
 //  1. clear-fields: ClearFields of exactly the paths the inventory records
 //     for the gate, on every resource whose objects may be rewritten;
@@ -166,7 +172,11 @@ func Registry() map[featuregate.Feature]Lifecycle {
 // that set it are waited for (wait-for-unused-<resource>), the message
 // saying why; such a path of a pod template is left out of
 // clear-pod-template-fields.
-var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) {
+//
+// A resource catalog has no store of (kube-apiserver does not serve it:
+// its API version is not enabled, say) gets no task: nothing can reach
+// its stored objects.
+func Derived(catalog *storecatalog.Catalog) (map[featuregate.Feature]Lifecycle, error) {
 	inv, err := inventory.Load()
 	if err != nil {
 		return nil, err
@@ -175,17 +185,22 @@ var Derived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) 
 	if err != nil {
 		return nil, err
 	}
-	return DeriveFrom(inv, refused)
-})
+	return DeriveFrom(inv, refused, catalog)
+}
 
-// DeriveFrom derives the lifecycles of inv's gates (see Derived), with
-// the rewrites refused tells (nil: none known, as the generator that finds
-// them starts).
-func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (map[featuregate.Feature]Lifecycle, error) {
+// DeriveFrom derives the lifecycles of inv's gates for the resources of
+// catalog (see Derived), with the rewrites refused tells (nil: none known,
+// as the generator that finds them starts).
+func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites, catalog *storecatalog.Catalog) (map[featuregate.Feature]Lifecycle, error) {
 	if refused == nil {
 		refused = &inventory.RefusedRewrites{}
 	}
-	templates, err := podTemplatePrefixes(inv)
+	for _, r := range slices.Sorted(maps.Keys(inv.Resources)) {
+		if _, ok := catalog.Lookup(schema.ParseGroupResource(r)); !ok {
+			klog.V(2).InfoS("Deriving no lifecycle task for a resource without a registry store in this apiserver", "resource", r)
+		}
+	}
+	templates, err := podTemplatePrefixes(inv, catalog.NewObject)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +217,7 @@ func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (m
 		}
 	}
 	for _, g := range gates {
-		lc, err := derive(inv, templates, refused.Refused(g), g)
+		lc, err := derive(inv, catalog, templates, refused.Refused(g), g)
 		if err != nil {
 			return nil, fmt.Errorf("deriving the lifecycle of %s from the gate inventory: %w", g, err)
 		}
@@ -213,7 +228,8 @@ func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (m
 
 // derive builds one gate's lifecycle (see Derived); refused are, per
 // resource, the paths whose clearing is refused, with why.
-func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, refused map[schema.GroupResource]map[string]string, gate string) (Lifecycle, error) {
+func derive(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]fieldpath.Path,
+	refused map[schema.GroupResource]map[string]string, gate string) (Lifecycle, error) {
 	var (
 		fp       = inv.Gates[gate]
 		podSpec  = map[string]fieldpath.Path{}                 // relative to a pod spec
@@ -226,6 +242,9 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		relKeep = map[string][]string{} // of pod spec paths
 	)
 	for _, gr := range resource {
+		if _, ok := catalog.Lookup(gr); !ok {
+			continue
+		}
 		keeps[gr] = map[string][]string{}
 		for _, p := range leaves(paths[gr]) {
 			kept := fp.KeptValues(gr, p.String())
@@ -270,10 +289,10 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	for _, gr := range slices.SortedFunc(maps.Keys(own), compareGR) {
 		// Refusals are of rewrites through gr's own strategy: not of status
 		// written through its status subresource.
-		spec, status := splitStatus(gr, own[gr])
+		spec, status := splitStatus(catalog, gr, own[gr])
 		spec = allowed(spec, refused[gr])
 		if len(spec) > 0 && !immutable[gr] {
-			c, err := pathClearer(inv, gr, spec, keeps[gr])
+			c, err := pathClearer(inv, catalog, gr, spec, keeps[gr])
 			if err != nil {
 				return lc, err
 			}
@@ -283,7 +302,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		// Status, through the status subresource: also of the resources
 		// whose spec is immutable (pods, Jobs).
 		if len(status) > 0 {
-			c, err := pathClearer(inv, gr, status, keeps[gr])
+			c, err := pathClearer(inv, catalog, gr, status, keeps[gr])
 			if err != nil {
 				return lc, err
 			}
@@ -314,7 +333,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			if ps = allowed(ps, refused[gr]); len(ps) == 0 {
 				continue
 			}
-			c, err := pathClearer(inv, gr, ps, keeps[gr])
+			c, err := pathClearer(inv, catalog, gr, ps, keeps[gr])
 			if err != nil {
 				return lc, err
 			}
@@ -345,11 +364,11 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		}
 	}
 	for _, w := range waits {
-		ps, _ := splitStatus(w.gr, holds[w.gr]) // status is cleared above
+		ps, _ := splitStatus(catalog, w.gr, holds[w.gr]) // status is cleared above
 		if len(ps) == 0 {
 			continue
 		}
-		uses, err := pathHolder(inv, w.gr, ps, keeps[w.gr])
+		uses, err := pathHolder(inv, catalog, w.gr, ps, keeps[w.gr])
 		if err != nil {
 			return lc, err
 		}
@@ -373,7 +392,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 		if len(ps) == 0 || immutable[gr] {
 			continue
 		}
-		uses, err := pathHolder(inv, gr, ps, keeps[gr])
+		uses, err := pathHolder(inv, catalog, gr, ps, keeps[gr])
 		if err != nil {
 			return lc, err
 		}
@@ -388,7 +407,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	}
 
 	// 4. Values validation refuses with the gate off.
-	values, err := valueTasks(inv, templates, gate)
+	values, err := valueTasks(inv, catalog, templates, gate)
 	if err != nil {
 		return lc, err
 	}
@@ -402,15 +421,14 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 
 	// 5. Resources served only with the gate.
 	for _, gr := range inv.ServedOnlyWith(gate) {
-		if _, err := migrator.NewObject(gr); err != nil {
-			return lc, err
+		if example, err := catalog.NewObject(gr); err == nil {
+			lc.OnDisable = append(lc.OnDisable, servedOnlyWithTasks(gate, gr, example)...)
 		}
-		lc.OnDisable = append(lc.OnDisable, servedOnlyWithTasks(gate, gr)...)
 	}
 
 	// 6. The other direction: values validation refuses once the gate is
 	// on.
-	stricter, err := stricterTasks(inv, templates, gate)
+	stricter, err := stricterTasks(inv, catalog, templates, gate)
 	if err != nil {
 		return lc, err
 	}
@@ -419,17 +437,17 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 }
 
 // ClearedThroughStatus reports whether a derived task clears path p of gr
-// through gr's status subresource (migrator.HasStatus): p is under status.
-func ClearedThroughStatus(gr schema.GroupResource, p fieldpath.Path) bool {
-	return len(p) > 0 && p[0].Field == "status" && migrator.HasStatus(gr)
+// through gr's status subresource (catalog.HasStatus): p is under status.
+func ClearedThroughStatus(catalog *storecatalog.Catalog, gr schema.GroupResource, p fieldpath.Path) bool {
+	return len(p) > 0 && p[0].Field == "status" && catalog.HasStatus(gr)
 }
 
 // splitStatus splits ps, paths of gr, into those under status that gr's
 // status subresource writes (cleared through it: gr's own strategy keeps
 // the stored status) and the others.
-func splitStatus(gr schema.GroupResource, ps []fieldpath.Path) (others, status []fieldpath.Path) {
+func splitStatus(catalog *storecatalog.Catalog, gr schema.GroupResource, ps []fieldpath.Path) (others, status []fieldpath.Path) {
 	for _, p := range ps {
-		if ClearedThroughStatus(gr, p) {
+		if ClearedThroughStatus(catalog, gr, p) {
 			status = append(status, p)
 		} else {
 			others = append(others, p)
@@ -453,7 +471,7 @@ func allowed(ps []fieldpath.Path, refused map[string]string) []fieldpath.Path {
 // gate inventory writes them for gr, from internal objects of gr: what a
 // derived clear-fields task does to gr, for the generator that finds the
 // paths whose clearing is refused.
-func PathClearer(gr schema.GroupResource, paths ...string) (tasks.FieldClearer, error) {
+func PathClearer(catalog *storecatalog.Catalog, gr schema.GroupResource, paths ...string) (tasks.FieldClearer, error) {
 	inv, err := inventory.Load()
 	if err != nil {
 		return tasks.FieldClearer{}, err
@@ -464,14 +482,14 @@ func PathClearer(gr schema.GroupResource, paths ...string) (tasks.FieldClearer, 
 			return tasks.FieldClearer{}, err
 		}
 	}
-	return pathClearer(inv, gr, ps, nil)
+	return pathClearer(inv, catalog, gr, ps, nil)
 }
 
 // valueTasks are the tasks waiting for the objects that set a field to a
 // value validation refuses once gate is off, one per resource. As for
 // fields, a pod spec path found under one resource holding a pod spec is
 // applied to all of them, with the values found under any.
-func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+func valueTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
 	refused := inv.Refused(gate)
 	if len(refused) == 0 {
 		return nil, nil
@@ -479,6 +497,9 @@ func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fie
 	byRes := throughTemplates(templates, refused)
 	var out []tasks.Task
 	for _, gr := range slices.SortedFunc(maps.Keys(byRes), compareGR) {
+		if _, ok := catalog.Lookup(gr); !ok {
+			continue
+		}
 		var (
 			paths []fieldpath.Path
 			keeps []func(interface{}) bool
@@ -492,7 +513,7 @@ func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fie
 			what = append(what, fmt.Sprintf("%s %s", p, strings.Join(values, " or ")))
 			sets = append(sets, fmt.Sprintf("%s to %s", p, strings.Join(values, " or ")))
 		}
-		uses, err := holder(inv, gr, paths, keeps, true)
+		uses, err := holder(inv, catalog, gr, paths, keeps, true)
 		if err != nil {
 			return nil, err
 		}
@@ -557,10 +578,10 @@ func valuesTaskName(gr schema.GroupResource) string {
 // stored. While the Feature is Disabling kube-apiserver serves the
 // resource to read and delete (pkg/featurelifecycle/turningoffapi), so an
 // admin can also delete them by hand; once it is Disabled nobody can.
-func servedOnlyWithTasks(gate string, gr schema.GroupResource) []tasks.Task {
+func servedOnlyWithTasks(gate string, gr schema.GroupResource, example runtime.Object) []tasks.Task {
 	return []tasks.Task{
 		tasks.OptIn(tasks.DeleteObjects(taskName(derivedDeleteResourcePrefix, gr),
-			shorten(fmt.Sprintf("Delete every stored %s: they are not served once %s is Disabled.", gr.String(), gate)), gr)),
+			shorten(fmt.Sprintf("Delete every stored %s: they are not served once %s is Disabled.", gr.String(), gate)), gr, example)),
 		tasks.WaitForAbsence(taskName(derivedWaitForResourcePrefix, gr),
 			shorten(fmt.Sprintf("Wait until no %s is stored: they are not served once %s is Disabled. Delete them (served to read and delete while the Feature is Disabling), or opt in to %s, to go on.",
 				gr.String(), gate, taskName(derivedDeleteResourcePrefix, gr))),
@@ -595,12 +616,16 @@ func leaves(paths []fieldpath.Path) []fieldpath.Path {
 // where a path holds one of its values in keep (by path).
 // When the paths compile for gr's internal type, it also says, without a
 // copy, which objects the clear would change (FieldClearer.Holds).
-func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
-	clear, holds, err := clearFunc(inv, gr, paths, keepFuncs(paths, keep), true)
+func pathClearer(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
+	example, err := catalog.NewObject(gr)
 	if err != nil {
 		return tasks.FieldClearer{}, err
 	}
-	return tasks.FieldClearer{Resource: gr, Clear: clear, Holds: holds}, nil
+	clear, holds, err := clearFunc(inv, catalog, gr, paths, keepFuncs(paths, keep), true)
+	if err != nil {
+		return tasks.FieldClearer{}, err
+	}
+	return tasks.FieldClearer{Resource: gr, Type: reflect.TypeOf(example), Clear: clear, Holds: holds}, nil
 }
 
 // clearFunc returns the function clearing paths from internal objects of gr
@@ -611,7 +636,8 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 // form and converted back. With typed paths it also returns the function
 // saying, without changing them, which objects the clear would change (nil
 // otherwise).
-func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool, typed bool) (clear, holds func(runtime.Object) bool, err error) {
+func clearFunc(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []fieldpath.Path,
+	keeps []func(interface{}) bool, typed bool) (clear, holds func(runtime.Object) bool, err error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, nil, err
@@ -640,7 +666,7 @@ func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldp
 	if !typed {
 		return unstructuredClear, nil, nil
 	}
-	kind, compiled := compileTyped(gv, gr, paths, keeps)
+	kind, compiled := compileTyped(catalog, gv, gr, paths, keeps)
 	if compiled == nil {
 		return unstructuredClear, nil, nil
 	}
@@ -674,8 +700,8 @@ func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldp
 // gr, whose type it returns. It returns nil paths when one of them does not
 // compile, or has a keep function (keeps[i]) but no scalar value: the
 // caller then reads the unstructured form of the objects.
-func compileTyped(gv schema.GroupVersion, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (reflect.Type, []*fieldpath.Typed) {
-	example, err := migrator.NewObject(gr)
+func compileTyped(catalog *storecatalog.Catalog, gv schema.GroupVersion, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (reflect.Type, []*fieldpath.Typed) {
+	example, err := catalog.NewObject(gr)
 	if err != nil {
 		return nil, nil
 	}
@@ -703,8 +729,8 @@ func compileTyped(gv schema.GroupVersion, gr schema.GroupResource, paths []field
 // pathHolder returns whether an object of gr (internal, or versioned and
 // then converted) sets any of paths to a value not in keep (by path); an
 // object of another kind sets none.
-func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
-	return holder(inv, gr, paths, keepFuncs(paths, keep), true)
+func pathHolder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
+	return holder(inv, catalog, gr, paths, keepFuncs(paths, keep), true)
 }
 
 // holder returns whether an object of gr (internal, or versioned and then
@@ -712,19 +738,20 @@ func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []field
 // (keeps[i], nil for none) does not accept; an object of another kind sets
 // none. With typed, it reads the paths that compile (compileTyped) in the
 // internal object directly.
-func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool, typed bool) (func(runtime.Object) bool, error) {
+func holder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []fieldpath.Path,
+	keeps []func(interface{}) bool, typed bool) (func(runtime.Object) bool, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, err
 	}
-	example, err := migrator.NewObject(gr)
+	example, err := catalog.NewObject(gr)
 	if err != nil {
 		return nil, err
 	}
 	kind := reflect.TypeOf(example)
 	var compiled []*fieldpath.Typed
 	if typed {
-		_, compiled = compileTyped(gv, gr, paths, keeps)
+		_, compiled = compileTyped(catalog, gv, gr, paths, keeps)
 	}
 	internal := schema.GroupVersion{Group: gr.Group, Version: runtime.APIVersionInternal}
 	return func(obj runtime.Object) bool {
@@ -816,12 +843,14 @@ var podSpecType = reflect.TypeFor[corev1.PodSpec]()
 
 // podTemplatePrefixes finds, for every resource of the inventory whose
 // objects hold a pod spec (pods and every workload), the path of that pod
-// spec in the version the inventory compared it in, by walking the Go type.
-func podTemplatePrefixes(inv *inventory.Inventory) (map[schema.GroupResource]fieldpath.Path, error) {
+// spec in the version the inventory compared it in, by walking the Go type
+// of the objects newObject returns (a resource it has none of is left
+// out).
+func podTemplatePrefixes(inv *inventory.Inventory, newObject func(schema.GroupResource) (runtime.Object, error)) (map[schema.GroupResource]fieldpath.Path, error) {
 	out := map[schema.GroupResource]fieldpath.Path{}
 	for r := range inv.Resources {
 		gr := schema.ParseGroupResource(r)
-		obj, err := migrator.NewObject(gr)
+		obj, err := newObject(gr)
 		if err != nil {
 			continue // served without a store we can open: nothing to clear
 		}
@@ -932,13 +961,14 @@ func singular(gr schema.GroupResource) string {
 func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }
 
 // PodSpecPrefixes returns, for every resource of the gate inventory whose
-// objects hold a pod spec (pods and every workload), the path of that pod
-// spec in the version the inventory compared it in (spec, template.spec,
-// spec.template.spec, ...): where derived tasks look for pod spec paths.
-func PodSpecPrefixes() (map[schema.GroupResource]fieldpath.Path, error) {
+// objects hold a pod spec (pods and every workload) and catalog has a
+// store of, the path of that pod spec in the version the inventory
+// compared it in (spec, template.spec, spec.template.spec, ...): where
+// derived tasks look for pod spec paths.
+func PodSpecPrefixes(catalog *storecatalog.Catalog) (map[schema.GroupResource]fieldpath.Path, error) {
 	inv, err := inventory.Load()
 	if err != nil {
 		return nil, err
 	}
-	return podTemplatePrefixes(inv)
+	return podTemplatePrefixes(inv, catalog.NewObject)
 }

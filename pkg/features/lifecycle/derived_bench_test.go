@@ -59,7 +59,7 @@ func BenchmarkClearTemplateField(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	clearer, err := pathClearer(inv, apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")}, nil)
+	clearer, err := pathClearer(inv, testCatalog(b), apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

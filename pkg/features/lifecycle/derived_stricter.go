@@ -32,7 +32,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
@@ -51,9 +51,9 @@ const derivedWaitForValidPrefix = "wait-for-valid-"
 // so such an object keeps working; the task names it so that an admin
 // changes it before relying on the new rules. As for the other
 // directions, a pod spec path found under one resource holding a pod spec
-// is applied to all of them. A resource without a store the migrator can
-// open (services) is not waited for; the inventory still lists it.
-func stricterTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+// is applied to all of them. A resource catalog has no store of is not
+// waited for; the inventory still lists it.
+func stricterTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
 	stricter := inv.Stricter(gate)
 	if len(stricter) == 0 {
 		return nil, nil
@@ -61,7 +61,7 @@ func stricterTasks(inv *inventory.Inventory, templates map[schema.GroupResource]
 	var out []tasks.Task
 	byRes := throughTemplates(templates, stricter)
 	for _, gr := range slices.SortedFunc(maps.Keys(byRes), compareGR) {
-		if _, err := migrator.NewObject(gr); err != nil {
+		if _, err := catalog.NewObject(gr); err != nil {
 			klog.V(4).InfoS("Not waiting for objects validation refuses once the gate is on: the resource cannot be read", "gate", gate, "resource", gr.String())
 			continue
 		}
@@ -70,7 +70,7 @@ func stricterTasks(inv *inventory.Inventory, templates map[schema.GroupResource]
 		for _, p := range paths {
 			probes = union(probes, byRes[gr][p])
 		}
-		refused, err := refusedAt(gr, paths)
+		refused, err := refusedAt(catalog, gr, paths)
 		if err != nil {
 			return nil, err
 		}
@@ -91,12 +91,12 @@ var errorIndices = regexp.MustCompile(`\[[^]]*\]`)
 // version) that the resource's create validation, as this binary runs it,
 // refuses at one of paths or at an element of it (indices collapsed to
 // [*]).
-func refusedAt(gr schema.GroupResource, paths []string) (func(runtime.Object) bool, error) {
-	validate, err := migrator.CreateValidation(gr)
+func refusedAt(catalog *storecatalog.Catalog, gr schema.GroupResource, paths []string) (func(runtime.Object) bool, error) {
+	validate, err := catalog.CreateValidation(gr)
 	if err != nil {
 		return nil, err
 	}
-	example, err := migrator.NewObject(gr)
+	example, err := catalog.NewObject(gr)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
@@ -54,7 +53,7 @@ import (
 // a lifecycle, and that its tasks are well formed (as TestLifecycles checks
 // the explicit ones).
 func TestDerived(t *testing.T) {
-	derived, err := Derived()
+	derived, err := testDerived()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +62,7 @@ func TestDerived(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
-	supported := migrator.SupportedResources()
+	supported := testCatalog(t).GroupResources()
 	withFootprint := 0
 	for gate, fp := range inv.Gates {
 		if len(fp.Fields) > 0 {
@@ -98,9 +97,9 @@ func TestDerived(t *testing.T) {
 		})
 	}
 	t.Logf("%d gates examined, %d with fields, %d with resources served only with them, %d derived lifecycles, %d in the registry",
-		inv.GatesExamined, withFootprint, len(inv.ResourcesServedOnlyWith), len(derived), len(Registry()))
+		inv.GatesExamined, withFootprint, len(inv.ResourcesServedOnlyWith), len(derived), len(testRegistry(t)))
 
-	registry := Registry()
+	registry := testRegistry(t)
 	for gate, lc := range Lifecycles {
 		if !slices.Equal(taskNames(registry[gate].OnDisable), taskNames(lc.OnDisable)) {
 			t.Errorf("%s: the explicit registration must replace the derived one", gate)
@@ -115,7 +114,7 @@ func resources() *api.ResourceRequirements {
 
 func derivedOf(t *testing.T, gate featuregate.Feature) Lifecycle {
 	t.Helper()
-	derived, err := Derived()
+	derived, err := testDerived()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,11 +211,11 @@ func TestDerivedClearIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := fuzzer.FuzzerFor(apitesting.FuzzerFuncs, rand.NewSource(7), legacyscheme.Codecs).NilChance(0.2).NumElements(1, 2).MaxDepth(20)
-	deployment, err := pathClearer(inv, apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")}, nil)
+	deployment, err := pathClearer(inv, testCatalog(t), apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slice, err := pathClearer(inv, resourceapi.Resource("resourceslices"), []fieldpath.Path{fieldpath.MustParse("spec.sharedCounters")}, nil)
+	slice, err := pathClearer(inv, testCatalog(t), resourceapi.Resource("resourceslices"), []fieldpath.Path{fieldpath.MustParse("spec.sharedCounters")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +250,7 @@ func TestDerivedClearIsExact(t *testing.T) {
 func TestDerivedResourceGates(t *testing.T) {
 	lc := derivedOf(t, "StorageVersionMigrator")
 	w := inspector(t, lc, "wait-for-no-storageversionmigrations-storagemigration-k8s-io")
-	obj, err := migrator.NewObject(w.Resources()[0])
+	obj, err := testCatalog(t).NewObject(w.Resources()[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +273,7 @@ func TestDerivedRefusedRewrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Known no refusal: the fields are cleared.
-	raw, err := DeriveFrom(inv, nil)
+	raw, err := DeriveFrom(inv, nil, testCatalog(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +384,7 @@ func TestDerivedKeepsSidecars(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := fieldpath.MustParse("spec.initContainers[*].restartPolicy")
-	clearer, err := pathClearer(inv, podResource, []fieldpath.Path{path},
+	clearer, err := pathClearer(inv, testCatalog(t), podResource, []fieldpath.Path{path},
 		map[string][]string{path.String(): inv.Gates[string(kubefeatures.ContainerRestartRules)].KeptValues(podResource, path.String())})
 	if err != nil {
 		t.Fatal(err)
@@ -500,7 +499,7 @@ func TestValuesTaskName(t *testing.T) {
 // a stored object whose IP or CIDR the resource's validation refuses with
 // the gate on (it is on by default at 1.37), and no other.
 func TestDerivedStricterWhenOn(t *testing.T) {
-	derived, err := Derived()
+	derived, err := testDerived()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,6 +534,39 @@ func TestDerivedStricterWhenOn(t *testing.T) {
 		}
 		if got := in.Holds(c.obj); got != c.want {
 			t.Errorf("%s holds %#v: %t, want %t", c.task, c.obj, got, c.want)
+		}
+	}
+}
+
+// TestPodTemplateObjects checks that the resources Guarded finds pod specs
+// in without a store catalog (pods and migrator.PodTemplateResources) are
+// all those of kube-apiserver's store catalog whose objects hold one, at
+// the same paths: a resource upstream adds with a pod template fails it
+// until it is added to migrator.PodTemplateResources.
+func TestPodTemplateObjects(t *testing.T) {
+	inv, err := inventory.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromCatalog, err := podTemplatePrefixes(inv, testCatalog(t).NewObject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	static, err := podTemplatePrefixes(inv, podTemplateObject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fromCatalog) == 0 {
+		t.Fatal("no resource of the store catalog holds a pod spec")
+	}
+	for gr, p := range fromCatalog {
+		if got, ok := static[gr]; !ok || got.String() != p.String() {
+			t.Errorf("%s holds a pod spec at %s; without a catalog it is found at %v (add it to migrator.PodTemplateResources)", gr, p, got)
+		}
+	}
+	for gr := range static {
+		if _, ok := fromCatalog[gr]; !ok {
+			t.Errorf("%s is not a resource of the store catalog whose objects hold a pod spec", gr)
 		}
 	}
 }

@@ -29,7 +29,6 @@ import (
 	apitesting "k8s.io/kubernetes/pkg/api/testing"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
@@ -72,7 +71,7 @@ func TestTypedClearMatchesUnstructured(t *testing.T) {
 	compiled, exercised, total := 0, 0, 0
 	var fallbacks []string
 	for gr, pks := range byResource {
-		example, err := migrator.NewObject(gr)
+		example, err := testCatalog(t).NewObject(gr)
 		if err != nil {
 			continue // not a resource the migrator rewrites
 		}
@@ -88,24 +87,24 @@ func TestTypedClearMatchesUnstructured(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, typed := compileTyped(gv, gr, paths, keeps); typed == nil {
+			if _, typed := compileTyped(testCatalog(t), gv, gr, paths, keeps); typed == nil {
 				fallbacks = append(fallbacks, gr.String()+" "+pk.name)
 				continue
 			}
 			compiled++
-			typedClear, typedHolds, err := clearFunc(inv, gr, paths, keeps, true)
+			typedClear, typedHolds, err := clearFunc(inv, testCatalog(t), gr, paths, keeps, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			unstructuredClear, _, err := clearFunc(inv, gr, paths, keeps, false)
+			unstructuredClear, _, err := clearFunc(inv, testCatalog(t), gr, paths, keeps, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			typedHas, err := holder(inv, gr, paths, keeps, true)
+			typedHas, err := holder(inv, testCatalog(t), gr, paths, keeps, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			unstructuredHas, err := holder(inv, gr, paths, keeps, false)
+			unstructuredHas, err := holder(inv, testCatalog(t), gr, paths, keeps, false)
 			if err != nil {
 				t.Fatal(err)
 			}

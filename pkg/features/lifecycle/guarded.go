@@ -17,14 +17,19 @@ limitations under the License.
 package lifecycle
 
 import (
+	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/component-base/featuregate"
+	api "k8s.io/kubernetes/pkg/apis/core"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
@@ -38,7 +43,7 @@ var Guarded = sync.OnceValues(func() (map[schema.GroupResource]inventory.Guarded
 	if err != nil {
 		return nil, err
 	}
-	templates, err := podTemplatePrefixes(inv)
+	templates, err := podTemplatePrefixes(inv, podTemplateObject)
 	if err != nil {
 		return nil, err
 	}
@@ -89,3 +94,17 @@ var Guarded = sync.OnceValues(func() (map[schema.GroupResource]inventory.Guarded
 	}
 	return out, nil
 })
+
+// podTemplateObject returns an empty internal object of gr when its
+// objects hold a pod spec: pods and migrator.PodTemplateResources.
+// TestPodTemplateObjects checks that these are all the resources of
+// kube-apiserver's store catalog whose objects hold one.
+func podTemplateObject(gr schema.GroupResource) (runtime.Object, error) {
+	if gr == podResource {
+		return &api.Pod{}, nil
+	}
+	if t := migrator.PodTemplateType(gr); t != nil {
+		return reflect.New(t.Elem()).Interface().(runtime.Object), nil
+	}
+	return nil, fmt.Errorf("the objects of %s hold no pod spec", gr.String())
+}

@@ -111,7 +111,7 @@ var Lifecycles = map[featuregate.Feature]Lifecycle{
 			tasks.WaitForAbsence("wait-for-no-pod-certificate-volumes",
 				"Wait until no pod has a projected podCertificate volume source; delete those pods to go on.",
 				api.Resource("pods"), "podCertificate volumes", usesPodCertificateProjection),
-		}, servedOnlyWithTasks(string(kubefeatures.PodCertificateRequest), certificates.Resource("podcertificaterequests"))...),
+		}, servedOnlyWithTasks(string(kubefeatures.PodCertificateRequest), certificates.Resource("podcertificaterequests"), &certificates.PodCertificateRequest{})...),
 	},
 
 	// spec.hostnameOverride of pods and of the pod templates of workloads.

@@ -53,7 +53,7 @@ func create(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResourc
 // be written then, so once a task is done nothing brings it back).
 func TestLifecycleFixtures(t *testing.T) {
 	dir := lifecyclefixtures.Dir()
-	registry := Registry()
+	registry := testRegistry(t)
 	for _, gate := range fixtureGates(t) {
 		lc := registry[gate]
 		t.Run(string(gate), func(t *testing.T) {
@@ -216,7 +216,7 @@ func enable(t *testing.T, gate featuregate.Feature, on bool) {
 // reason), so that the on→use→off harness runs all of them.
 func TestEveryDerivedGateHasAFixture(t *testing.T) {
 	dir := lifecyclefixtures.Dir()
-	derived, err := Derived()
+	derived, err := testDerived()
 	if err != nil {
 		t.Fatal(err)
 	}

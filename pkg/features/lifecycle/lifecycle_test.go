@@ -26,7 +26,6 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/utils/ptr"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	lifecyclefixtures "k8s.io/kubernetes/test/integration/features/lifecycle"
 )
 
@@ -38,7 +37,7 @@ func TestLifecycles(t *testing.T) {
 		t.Fatal("the registry is empty")
 	}
 	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
-	supported := migrator.SupportedResources()
+	supported := testCatalog(t).GroupResources()
 	fixtures := lifecyclefixtures.Dir()
 	for gate, lc := range Lifecycles {
 		t.Run(string(gate), func(t *testing.T) {
@@ -64,7 +63,7 @@ func TestLifecycles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	registry := Registry()
+	registry := testRegistry(t)
 	for _, gate := range gates {
 		if _, ok := registry[gate]; !ok {
 			t.Errorf("testdata/%s is the fixture of no registration, explicit or derived", gate)

@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
@@ -44,8 +43,8 @@ func TestStorageVersionMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
-	supported := migrator.SupportedResources()
-	registry := Registry()
+	supported := testCatalog(t).GroupResources()
+	registry := testRegistry(t)
 	changes := 0
 	for _, step := range vc.Steps {
 		for _, c := range step.StorageVersions {
@@ -98,8 +97,8 @@ func TestStorageVersionMigrations(t *testing.T) {
 		}
 		for _, list := range lc.versionTaskLists() {
 			for _, task := range list {
-				if v, ok := task.(interface{ Validate() error }); ok {
-					if err := v.Validate(); err != nil {
+				if v, ok := task.(tasks.Validator); ok {
+					if err := v.Validate(testCatalog(t)); err != nil {
 						t.Errorf("%s: %v", task.Name(), err)
 					}
 				}
@@ -123,7 +122,7 @@ func TestStorageVersionMigrations(t *testing.T) {
 // lifecycle of the registry: boundaries that parse and names unique in the
 // lifecycle.
 func TestRegistryVersionTasks(t *testing.T) {
-	for gate, lc := range Registry() {
+	for gate, lc := range testRegistry(t) {
 		if err := lc.ValidateVersionTasks(); err != nil {
 			t.Errorf("%s: %v", gate, err)
 		}

@@ -58,7 +58,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
-	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 )
 
 // Etcd is an embedded etcd server with kube-apiserver's storage over it.
@@ -108,6 +108,12 @@ func Connect(tb testing.TB, config *storagebackend.Config) *Etcd {
 
 func newEtcd(tb testing.TB, endpoints []string, config *storagebackend.Config) *Etcd {
 	tb.Helper()
+	if config.EventsHistoryWindow == 0 {
+		// As kube-apiserver's storage config: the watch cache needs it.
+		c := *config
+		c.EventsHistoryWindow = storagebackend.DefaultEventsHistoryWindow
+		config = &c
+	}
 	etcdOptions := options.NewEtcdOptions(config)
 	etcdOptions.DefaultStorageMediaType = runtime.ContentTypeProtobuf
 	getter := restOptionsGetter(tb, kubeapiserver.NewStorageFactoryConfig(), etcdOptions)
@@ -165,11 +171,16 @@ func (e *Etcd) AtEmulationVersion(tb testing.TB, emulation string) *Etcd {
 	return &at
 }
 
-// NewStores returns migrator stores over the server, destroyed when the test
-// ends. Each call is like another apiserver on the same etcd.
-func (e *Etcd) NewStores(tb testing.TB) *migrator.RegistryStores {
+// NewStores returns kube-apiserver's registry stores over the server, as
+// kube-apiserver builds them (a watch cache in front of each), each opened
+// on first use and destroyed when the test ends. Each call is like another
+// apiserver on the same etcd.
+func (e *Etcd) NewStores(tb testing.TB) *standalone.Stores {
 	tb.Helper()
-	stores := migrator.NewStores(e.Getter, upstreamstores.Config{})
+	stores, err := standalone.NewStores(e.Getter, standalone.Config{})
+	if err != nil {
+		tb.Fatalf("Building kube-apiserver's stores: %v", err)
+	}
 	tb.Cleanup(stores.Destroy)
 	return stores
 }
@@ -205,7 +216,7 @@ func Create(ctx context.Context, store *genericregistry.Store, obj runtime.Objec
 	if err != nil {
 		return nil, err
 	}
-	ctx = migrator.RequestContext(ctx, store.DefaultQualifiedResource, "create", accessor.GetNamespace(), accessor.GetName())
+	ctx = migrator.RequestContext(ctx, migrator.ServedResource(store.DefaultQualifiedResource, obj), "create", accessor.GetNamespace(), accessor.GetName())
 	return store.Create(ctx, obj, rest.ValidateAllObjectFunc, &metav1.CreateOptions{})
 }
 

@@ -31,8 +31,8 @@ import (
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi"
-	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
 	"k8s.io/kubernetes/pkg/features"
 )
 
@@ -57,7 +57,7 @@ func CheckProvider(t *testing.T, provider Provider, gate featuregate.Feature, re
 			overrides[dep] = true
 		}
 		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, overrides)
-		info, err := provider.NewRESTStorage(upstreamstores.AllResources{}, upstreamstores.NoStorage{})
+		info, err := provider.NewRESTStorage(standalone.AllResources{}, standalone.NoStorage{})
 		if err != nil {
 			t.Fatalf("building the storage with %s=%t, FeatureLifecycle=%t: %v", gate, gateOn, lifecycle, err)
 		}

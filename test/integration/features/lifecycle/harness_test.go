@@ -54,7 +54,8 @@ import (
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	featuresclient "k8s.io/client-go/kubernetes"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
@@ -114,7 +115,7 @@ func TestOnUseOff(t *testing.T) {
 			t.Errorf("fixture %s has no registration in pkg/features, explicit or derived", d)
 		}
 	}
-	derived, err := lifecycle.Derived()
+	derived, err := lifecycle.Derived(catalog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func (r *results) report(t *testing.T, gates []featuregate.Feature, known int) {
 		t.Error(err)
 		return
 	}
-	derived, _ := lifecycle.Derived()
+	derived, _ := lifecycle.Derived(catalog)
 	footprint := 0
 	for _, lc := range derived {
 		if len(lc.OnDisable)+len(lc.OnEnable) > 0 {
@@ -487,9 +488,20 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	}
 }
 
+// catalog is kube-apiserver's store catalog, built without one (the
+// apiservers run as processes), as standalone's test against a
+// kube-apiserver checks it is.
+var catalog = func() *storecatalog.Catalog {
+	c, err := standalone.Catalog()
+	if err != nil {
+		panic(fmt.Sprintf("building kube-apiserver's store catalog: %v", err))
+	}
+	return c
+}()
+
 // registry is the lifecycle registry the apiserver plans from: derived
 // and explicit registrations.
-var registry = lifecycle.Registry()
+var registry = lifecycle.Registry(catalog)
 
 // registeredGates returns the gates the harness runs, sorted: every
 // explicit registration (a fixture is required) and every gate with a
@@ -692,8 +704,8 @@ func readEtcd(t *testing.T, prefix string) []storedObject {
 		t.Fatal(err)
 	}
 	kinds := map[schema.GroupKind]schema.GroupResource{}
-	for _, gr := range migrator.SupportedResources() {
-		obj, err := migrator.NewObject(gr)
+	for _, gr := range catalog.GroupResources() {
+		obj, err := catalog.NewObject(gr)
 		if err != nil {
 			t.Fatal(err)
 		}

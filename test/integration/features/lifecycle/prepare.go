@@ -35,7 +35,8 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 )
 
 // GeneratedFile is the name of the fixture file cmd/lifecycle-fixtures-gen
@@ -91,18 +92,18 @@ func readReasons(dir, file string) (map[featuregate.Feature]string, error) {
 // by kind, built by upstream's REST storage providers on a storage that is
 // never called (only their strategies are used), with the resources served
 // only with a gate built whatever the gate.
-var stores = sync.OnceValues(func() (map[schema.GroupKind]upstreamstores.Resource, error) {
-	cfg := upstreamstores.Config{Gated: true, Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer()}
-	ps, err := upstreamstores.Providers(cfg)
+var stores = sync.OnceValues(func() (map[schema.GroupKind]storecatalog.Resource, error) {
+	cfg := standalone.Config{Gated: true, Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer()}
+	ps, err := standalone.Providers(cfg)
 	if err != nil {
 		return nil, err
 	}
-	rs, _, err := upstreamstores.BuildAll(ps, upstreamstores.TrialGetter{}, cfg)
+	catalog, err := standalone.BuildAll(ps, standalone.TrialGetter{}, cfg)
 	if err != nil {
 		return nil, err
 	}
-	out := map[schema.GroupKind]upstreamstores.Resource{}
-	for _, r := range rs {
+	out := map[schema.GroupKind]storecatalog.Resource{}
+	for _, r := range catalog.Resources() {
 		kinds, _, err := legacyscheme.Scheme.ObjectKinds(r.Store.New())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.GroupResource, err)
@@ -153,23 +154,23 @@ func Prepare(obj *unstructured.Unstructured) (runtime.Object, schema.GroupResour
 	// The object is created without its status (nodes keep a status on
 	// create), then its status is updated.
 	decoded := internal.DeepCopyObject()
-	status, hasStatus := upstreamstores.StatusField(decoded)
+	status, hasStatus := standalone.StatusField(decoded)
 	hasStatus = hasStatus && !status.IsZero()
 	if hasStatus {
-		s, _ := upstreamstores.StatusField(internal)
+		s, _ := standalone.StatusField(internal)
 		s.SetZero()
 	}
 	ctx := requestContext(r, "create", "", ns, objMeta.GetName())
 	if err := rest.BeforeCreate(r.Store.CreateStrategy, ctx, internal); err != nil || !hasStatus {
 		return internal, r.GroupResource, err
 	}
-	updater, subresource := r.StatusWriter()
+	updater, subresource := standalone.StatusWriter(r)
 	withStatus := internal.DeepCopyObject()
-	if s, _ := upstreamstores.StatusField(withStatus); s.CanSet() {
+	if s, _ := standalone.StatusField(withStatus); s.CanSet() {
 		s.Set(status)
 	}
 	ctx = requestContext(r, "update", subresource, ns, objMeta.GetName())
-	prepared, refusal, err := upstreamstores.TryUpdate(ctx, updater, internal, withStatus)
+	prepared, refusal, err := standalone.TryUpdate(ctx, updater, internal, withStatus)
 	if err != nil {
 		return internal, r.GroupResource, fmt.Errorf("updating the status: %w", err)
 	}
@@ -208,7 +209,7 @@ func PrepareUpdate(old, updated runtime.Object) error {
 
 // requestContext is the context of a request by a cluster admin to verb
 // an object of r, or its subresource.
-func requestContext(r upstreamstores.Resource, verb, subresource, ns, name string) context.Context {
+func requestContext(r storecatalog.Resource, verb, subresource, ns, name string) context.Context {
 	ctx := genericapirequest.WithNamespace(context.Background(), ns)
 	ctx = genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: "lifecycle-fixtures", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}})
 	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{

@@ -36,8 +36,8 @@ import (
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
-	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
 	"k8s.io/kubernetes/test/integration/features/harness"
 )
 
@@ -216,7 +216,10 @@ func (c *svmCluster) expectStored(b *testing.B, apiVersion, when string) map[str
 // and returns its last outcome and how long it took.
 func (c *svmCluster) rewrite(b *testing.B, at *migratortest.Etcd) (tasks.Outcome, time.Duration) {
 	b.Helper()
-	stores := migrator.NewStores(at.Getter, upstreamstores.Config{})
+	stores, err := standalone.NewStores(at.Getter, standalone.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer stores.Destroy()
 	task := tasks.RewriteStorage("rewrite-"+svmResource.Resource, "Rewrites every "+svmKind+" at the current storage version.", svmResource)
 	env := tasks.Env{Stores: stores, Migration: migrator.Options{QPS: -1}.WithDefaults()}

@@ -14,36 +14,41 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package upstreamstores builds the registry stores of the resources
-// kube-apiserver serves with upstream's own REST storage providers (the list
-// k8s.io/kubernetes/pkg/controlplane gives kube-apiserver), on any
-// RESTOptionsGetter. The gate inventory generator runs their strategies on
-// a storage that is never called; the lifecycle's tasks read and rewrite
-// stored objects through them on the apiserver's undecorated storage.
-package upstreamstores
+// Package standalone builds the store catalog (the parent package) of
+// kube-apiserver's resources without a kube-apiserver: with upstream's own
+// REST storage providers, listed as k8s.io/kubernetes/pkg/controlplane lists
+// them, on any RESTOptionsGetter. It serves processes that run no
+// kube-apiserver: the generators of the lifecycle data (the gate inventory
+// runs upstream's strategies on a storage that is never called), unit tests
+// and their etcd-backed stores. kube-apiserver's server flow never uses it:
+// its catalog holds the stores kube-apiserver installed.
+// TestStandaloneCatalogIsKubeAPIServers (test/integration/features/stores)
+// fails when this list and what a kube-apiserver installs differ.
+package standalone
 
 import (
 	"cmp"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	"k8s.io/apiserver/pkg/registry/generic"
-	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
+	"k8s.io/kubernetes/pkg/features"
 	kubeletclient "k8s.io/kubernetes/pkg/kubelet/client"
 	admissionregistrationrest "k8s.io/kubernetes/pkg/registry/admissionregistration/rest"
 	apiserverinternalrest "k8s.io/kubernetes/pkg/registry/apiserverinternal/rest"
@@ -54,6 +59,7 @@ import (
 	batchrest "k8s.io/kubernetes/pkg/registry/batch/rest"
 	certificatesrest "k8s.io/kubernetes/pkg/registry/certificates/rest"
 	coordinationrest "k8s.io/kubernetes/pkg/registry/coordination/rest"
+	"k8s.io/kubernetes/pkg/registry/core/componentstatus"
 	endpointsstore "k8s.io/kubernetes/pkg/registry/core/endpoint/storage"
 	limitrangestore "k8s.io/kubernetes/pkg/registry/core/limitrange/storage"
 	nodestore "k8s.io/kubernetes/pkg/registry/core/node/storage"
@@ -68,21 +74,20 @@ import (
 	servicestore "k8s.io/kubernetes/pkg/registry/core/service/storage"
 	discoveryrest "k8s.io/kubernetes/pkg/registry/discovery/rest"
 	eventsrest "k8s.io/kubernetes/pkg/registry/events/rest"
+	featuresrest "k8s.io/kubernetes/pkg/registry/features/rest"
 	flowcontrolrest "k8s.io/kubernetes/pkg/registry/flowcontrol/rest"
 	lifecyclerest "k8s.io/kubernetes/pkg/registry/lifecycle/rest"
 	networkingrest "k8s.io/kubernetes/pkg/registry/networking/rest"
 	noderest "k8s.io/kubernetes/pkg/registry/node/rest"
 	policyrest "k8s.io/kubernetes/pkg/registry/policy/rest"
-	clusterrolepolicybased "k8s.io/kubernetes/pkg/registry/rbac/clusterrole/policybased"
-	clusterrolebindingpolicybased "k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding/policybased"
 	rbacrest "k8s.io/kubernetes/pkg/registry/rbac/rest"
-	rolepolicybased "k8s.io/kubernetes/pkg/registry/rbac/role/policybased"
-	rolebindingpolicybased "k8s.io/kubernetes/pkg/registry/rbac/rolebinding/policybased"
 	resourcerest "k8s.io/kubernetes/pkg/registry/resource/rest"
 	schedulingrest "k8s.io/kubernetes/pkg/registry/scheduling/rest"
 	storagerest "k8s.io/kubernetes/pkg/registry/storage/rest"
 	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
 	netutils "k8s.io/utils/net"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
 // Config is what upstream's REST storage providers need besides storage.
@@ -106,32 +111,9 @@ type Config struct {
 	Gated bool
 }
 
-// Resource is one resource kube-apiserver serves with a registry store.
-type Resource struct {
-	schema.GroupResource
-	// Version is the first version, in the group's priority order, that
-	// serves the resource.
-	Version schema.GroupVersion
-	// Store is the resource's registry store (of Version's storage).
-	Store *genericregistry.Store
-	// Status is the REST storage of the resource's status subresource
-	// (<resource>/status) in Version, which writes status through the
-	// resource's status strategy, or nil when it has none. Built on a
-	// DeferredGetter, it is opened with Store.
-	Status rest.Updater
-}
-
-// NoStore is a resource kube-apiserver serves without a registry store (a
-// review, a proxy, a virtual resource): it has no strategy to run and no
-// objects to rewrite.
-type NoStore struct {
-	schema.GroupResource
-	// Storage is the Go type of its REST storage.
-	Storage string
-}
-
 // Providers returns upstream's REST storage providers as kube-apiserver
-// lists them (k8s.io/kubernetes/pkg/controlplane.CompletedConfig.StorageProviders).
+// lists them (k8s.io/kubernetes/pkg/controlplane.CompletedConfig.StorageProviders),
+// with features.k8s.io's while the process's FeatureLifecycle gate is on.
 // The core group's legacy provider needs service IP and node port
 // allocators on etcd to be built, so it is replaced by one that builds the
 // same resources with the same constructors, except services unless
@@ -156,7 +138,7 @@ func Providers(cfg Config) ([]controlplaneapiserver.RESTStorageProvider, error) 
 	}
 	// Never started: only the providers' post-start hooks use it.
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
-	return []controlplaneapiserver.RESTStorageProvider{
+	providers := []controlplaneapiserver.RESTStorageProvider{
 		coreProvider{GenericConfig: corerest.GenericConfig{LoopbackClientConfig: loopback, Informers: informerFactory}, services: cfg.Services},
 		apiserverinternalrest.StorageProvider{},
 		authenticationrest.RESTStorageProvider{},
@@ -179,7 +161,11 @@ func Providers(cfg Config) ([]controlplaneapiserver.RESTStorageProvider, error) 
 		admissionregistrationrest.RESTStorageProvider{Authorizer: authz, DiscoveryClient: client.Discovery()},
 		eventsrest.RESTStorageProvider{},
 		resourcerest.RESTStorageProvider{NamespaceClient: client.CoreV1().Namespaces(), Authorizer: authz},
-	}, nil
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.FeatureLifecycle) {
+		providers = append(providers, featuresrest.RESTStorageProvider{})
+	}
+	return providers, nil
 }
 
 // coreProvider builds the core group's storage: upstream's generic core
@@ -187,7 +173,8 @@ func Providers(cfg Config) ([]controlplaneapiserver.RESTStorageProvider, error) 
 // serviceaccounts) and then the rest of the legacy provider's resources
 // (k8s.io/kubernetes/pkg/registry/core/rest.legacyProvider.NewRESTStorage)
 // with the same constructors; services only if asked, with in-memory
-// allocators. Their strategies are upstream's.
+// allocators; component statuses with no server to ask. Their strategies
+// are upstream's.
 type coreProvider struct {
 	corerest.GenericConfig
 	services bool
@@ -230,7 +217,9 @@ func (p coreProvider) NewRESTStorage(source serverstorage.APIResourceConfigSourc
 	if err != nil {
 		return info, err
 	}
-	s["pods"], s["pods/status"] = pods.Pod, pods.Status
+	s["pods"], s["pods/status"], s["bindings"] = pods.Pod, pods.Status, pods.LegacyBinding
+	// No servers to ask: nothing here asks them.
+	s["componentstatuses"] = componentstatus.NewStorage(func() map[string]componentstatus.Server { return nil })
 	rcs, err := controllerstore.NewStorage(getter)
 	if err != nil {
 		return info, err
@@ -277,99 +266,72 @@ func (AllResources) VersionExplicitlyEnabled(schema.GroupVersion) bool { return 
 var _ serverstorage.APIResourceConfigSource = AllResources{}
 
 // Build builds provider's storage, with every resource of every version
-// enabled, on getter, and returns each resource's registry store (from the
-// first version, in the group's priority order, serving it) and the
-// resources served without one, each sorted. Of the subresources, only a
-// resource's status is kept (Resource.Status): the other subresources'
-// strategies write no field of their own. With cfg.Gated, the resources the
-// provider builds only while their feature gate is on are built whatever
-// the gate (see gatedStores).
-func Build(p controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) ([]Resource, []NoStore, error) {
+// enabled, on getter, and adds it to catalog (storecatalog.Catalog.Add:
+// each resource's registry store, from the first version, in the group's
+// priority order, serving it, and its status subresource). With
+// cfg.Gated, the resources the provider builds only while their feature
+// gate is on are built whatever the gate (see gatedStores).
+func Build(catalog *storecatalog.Catalog, p controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) error {
 	info, err := p.NewRESTStorage(AllResources{}, getter)
 	if err != nil {
-		return nil, nil, fmt.Errorf("building the storage of group %q: %w", p.GroupName(), err)
+		return fmt.Errorf("building the storage of group %q: %w", p.GroupName(), err)
 	}
-	versions := info.PrioritizedVersions
-	if len(versions) == 0 {
-		versions = legacyscheme.Scheme.PrioritizedVersionsForGroup(p.GroupName())
-	}
-	var (
-		out     []Resource
-		without []NoStore
-		seen    = map[schema.GroupResource]bool{}
-	)
-	for _, gv := range versions {
-		storages := info.VersionedResourcesStorageMap[gv.Version]
-		for _, name := range slices.Sorted(maps.Keys(storages)) {
-			if strings.Contains(name, "/") {
-				continue
-			}
-			gr := schema.GroupResource{Group: gv.Group, Resource: name}
-			if seen[gr] {
-				continue
-			}
-			seen[gr] = true
-			store := RegistryStore(storages[name])
-			if store == nil || store.CreateStrategy == nil {
-				without = append(without, NoStore{GroupResource: gr, Storage: fmt.Sprintf("%T", storages[name])})
-				continue
-			}
-			status, _ := storages[name+"/status"].(rest.Updater)
-			out = append(out, Resource{GroupResource: gr, Version: gv, Store: store, Status: status})
-		}
+	if len(info.PrioritizedVersions) == 0 {
+		info.PrioritizedVersions = legacyscheme.Scheme.PrioritizedVersionsForGroup(p.GroupName())
 	}
 	// The resources the provider leaves out while their gate is off.
 	for _, gr := range slices.SortedFunc(maps.Keys(gatedStores), func(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }) {
-		if !cfg.Gated || gr.Group != p.GroupName() || seen[gr] {
+		g := gatedStores[gr]
+		if !cfg.Gated || gr.Group != p.GroupName() || served(info, gr) {
 			continue
 		}
-		g := gatedStores[gr]
 		s, err := g.build(getter, cfg)
 		if err != nil {
-			return nil, nil, fmt.Errorf("building the storage of %s: %w", gr.String(), err)
+			return fmt.Errorf("building the storage of %s: %w", gr.String(), err)
 		}
-		out = append(out, Resource{GroupResource: gr, Version: g.version, Store: RegistryStore(s)})
+		if info.VersionedResourcesStorageMap == nil {
+			info.VersionedResourcesStorageMap = map[string]map[string]rest.Storage{}
+		}
+		if info.VersionedResourcesStorageMap[g.version.Version] == nil {
+			info.VersionedResourcesStorageMap[g.version.Version] = map[string]rest.Storage{}
+		}
+		info.VersionedResourcesStorageMap[g.version.Version][gr.Resource] = s
 	}
-	slices.SortFunc(out, func(a, b Resource) int { return cmp.Compare(a.String(), b.String()) })
-	slices.SortFunc(without, func(a, b NoStore) int { return cmp.Compare(a.String(), b.String()) })
-	return out, without, nil
+	return catalog.Add(&info)
 }
 
-// BuildAll builds the storage of every provider (see Build).
-func BuildAll(providers []controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) ([]Resource, []NoStore, error) {
-	var (
-		out     []Resource
-		without []NoStore
-	)
+// served reports whether info serves gr in any version.
+func served(info genericapiserver.APIGroupInfo, gr schema.GroupResource) bool {
+	for _, storages := range info.VersionedResourcesStorageMap {
+		if _, ok := storages[gr.Resource]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// BuildAll builds the storage of every provider (see Build) into a new
+// catalog.
+func BuildAll(providers []controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) (*storecatalog.Catalog, error) {
+	catalog := storecatalog.New()
 	for _, p := range providers {
-		rs, ws, err := Build(p, getter, cfg)
-		if err != nil {
-			return nil, nil, err
+		if err := Build(catalog, p, getter, cfg); err != nil {
+			return nil, err
 		}
-		out = append(out, rs...)
-		without = append(without, ws...)
 	}
-	slices.SortFunc(out, func(a, b Resource) int { return cmp.Compare(a.String(), b.String()) })
-	slices.SortFunc(without, func(a, b NoStore) int { return cmp.Compare(a.String(), b.String()) })
-	return out, without, nil
+	return catalog, nil
 }
 
-// RegistryStore returns the registry store a REST storage is backed by
-// (genericregistry.StoreAccessor), or nil: reviews, proxies and virtual
-// resources have none.
-func RegistryStore(s rest.Storage) *genericregistry.Store {
-	switch s := s.(type) {
-	case genericregistry.StoreAccessor:
-		return s.RegistryStore()
-	// RBAC's storage checks escalation in front of the resource's store.
-	case *clusterrolepolicybased.Storage:
-		return RegistryStore(s.StandardStorage)
-	case *clusterrolebindingpolicybased.Storage:
-		return RegistryStore(s.StandardStorage)
-	case *rolepolicybased.Storage:
-		return RegistryStore(s.StandardStorage)
-	case *rolebindingpolicybased.Storage:
-		return RegistryStore(s.StandardStorage)
+// Catalog returns, built once, the catalog of every resource kube-apiserver
+// serves with a registry store (services and the resources served only
+// with a gate included), each store built on no storage: for what the
+// stores say about their resources (their types, strategies, status
+// subresources) in processes without a kube-apiserver.
+var Catalog = sync.OnceValues(func() (*storecatalog.Catalog, error) {
+	cfg := Config{Services: true, Gated: true}
+	ps, err := Providers(cfg)
+	if err != nil {
+		return nil, err
 	}
-	return nil
-}
+	return BuildAll(ps, NoStorage{}, cfg)
+})

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package upstreamstores
+package standalone
 
 import (
 	"context"
@@ -30,6 +30,8 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
 // TrialGetter is a RESTOptionsGetter for stores that run updates without
@@ -123,7 +125,7 @@ func TryUpdate(ctx context.Context, updater rest.Updater, old, obj runtime.Objec
 // StatusWriter returns what writes r's status, and the subresource it
 // serves: r's status subresource, or r's own store when it has none (then
 // status is written with the rest of the object).
-func (r Resource) StatusWriter() (rest.Updater, string) {
+func StatusWriter(r storecatalog.Resource) (rest.Updater, string) {
 	if r.Status != nil {
 		return r.Status, "status"
 	}

@@ -14,11 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package upstreamstores
+package lifecycle
 
-// The stores built here convert between the versions of every API group
-// kube-apiserver serves, so this package installs them all into
-// legacyscheme.
+// The lifecycles derived from the gate inventory, and Guarded, read and
+// convert the objects of every API group kube-apiserver serves, so this
+// package installs them all into legacyscheme, as kube-apiserver does.
 import (
 	// The API groups kube-apiserver serves, as
 	// k8s.io/kubernetes/pkg/controlplane/import_known_versions.go installs them.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package upstreamstores
+package standalone
 
 import (
 	"errors"
@@ -35,7 +35,8 @@ import (
 // that remembers how the wrapped getter's decorator was to be called, and
 // Open makes that call for the stores actually used. Building a whole
 // group this way costs no etcd client; using one of its resources costs
-// one.
+// one (and a watch cache, when the getter's decorator adds one). The
+// stores do not poll their object count (an apiserver's metric).
 type DeferredGetter struct {
 	generic.RESTOptionsGetter
 }
@@ -47,6 +48,8 @@ func (d DeferredGetter) GetRESTOptions(gr schema.GroupResource, example runtime.
 	if err != nil {
 		return opts, err
 	}
+	opts.CountMetricPollPeriod = 0
+	opts.StorageObjectCountTracker = nil
 	decorate := opts.Decorator
 	if decorate == nil {
 		decorate = generic.UndecoratedStorage

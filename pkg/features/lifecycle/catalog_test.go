@@ -1,0 +1,55 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"sync"
+	"testing"
+
+	"k8s.io/component-base/featuregate"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
+)
+
+// testCatalog returns kube-apiserver's store catalog built without one
+// (standalone.Catalog, which an integration test compares with a
+// kube-apiserver's): the resources the tests derive lifecycles for.
+func testCatalog(tb testing.TB) *storecatalog.Catalog {
+	tb.Helper()
+	c, err := standalone.Catalog()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// testDerived returns, derived once, the lifecycles Derived for the
+// resources of testCatalog.
+var testDerived = sync.OnceValues(func() (map[featuregate.Feature]Lifecycle, error) {
+	c, err := standalone.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	return Derived(c)
+})
+
+// testRegistry returns the Registry for the resources of testCatalog.
+func testRegistry(tb testing.TB) map[featuregate.Feature]Lifecycle {
+	tb.Helper()
+	return Registry(testCatalog(tb))
+}
