@@ -223,7 +223,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	}
 	// Fields validation refuses with the gate off in relation to other
 	// values: their values hold the relation (values.go).
-	related, err := lifecycle.HeldRelational(g.inv, string(gate))
+	related, err := lifecycle.HeldRelational(g.inv, g.catalog, string(gate))
 	if err != nil {
 		return nil, err
 	}

@@ -413,7 +413,7 @@ func derive(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates m
 	}
 	lc.OnDisable = append(lc.OnDisable, values...)
 	// ... and only in relation to other values (derived_relational.go).
-	related, err := relationalTasks(inv, templates, gate)
+	related, err := relationalTasks(inv, catalog, templates, gate)
 	if err != nil {
 		return lc, err
 	}

@@ -26,7 +26,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
-	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
+	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
@@ -59,16 +59,16 @@ func ValidatesWithGateOff(task string) bool {
 // field found under one resource holding a pod spec is applied to all of
 // them, but content kube-apiserver wrote (prepared) only to pod
 // templates, and not where the inventory says no task is needed.
-func relationalTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+func relationalTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
 	held := heldRelational(inv, templates, gate)
 	var out []tasks.Task
 	for _, gr := range slices.SortedFunc(maps.Keys(held), compareGR) {
-		if _, err := migrator.NewObject(gr); err != nil {
+		if _, err := catalog.NewObject(gr); err != nil {
 			klog.V(4).InfoS("Not holding objects validation refuses once the gate is off: the resource cannot be read", "gate", gate, "resource", gr.String())
 			continue
 		}
 		paths := slices.Sorted(maps.Keys(held[gr]))
-		refused, err := refusedAt(gr, paths)
+		refused, err := refusedAt(catalog, gr, paths)
 		if err != nil {
 			return nil, err
 		}
@@ -85,8 +85,8 @@ func relationalTasks(inv *inventory.Inventory, templates map[schema.GroupResourc
 // them) at which the derived tasks of gate hold the objects validation
 // refuses once it is off in relation to other values (relationalTasks),
 // each with the probe that found it: what a fixture of the gate sets.
-func HeldRelational(inv *inventory.Inventory, gate string) (map[schema.GroupResource]map[string][]string, error) {
-	templates, err := podTemplatePrefixes(inv)
+func HeldRelational(inv *inventory.Inventory, catalog *storecatalog.Catalog, gate string) (map[schema.GroupResource]map[string][]string, error) {
+	templates, err := podTemplatePrefixes(inv, catalog.NewObject)
 	if err != nil {
 		return nil, err
 	}
