@@ -31,8 +31,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
-	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/informers"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
 	metricstestutil "k8s.io/component-base/metrics/testutil"
@@ -73,7 +74,6 @@ func (t flakyTask) Step(_ context.Context, _ tasks.Env, _ *featuresv1alpha1.Feat
 type harness struct {
 	t           *testing.T
 	features    *featuresfake.Clientset
-	kube        *kubefake.Clientset
 	clock       *clocktesting.FakePassiveClock
 	lifecycles  map[featuregate.Feature]lifecycle.Lifecycle
 	controllers map[string]*Controller
@@ -110,13 +110,13 @@ func (h *harness) renew(c *Controller, self string) {
 		ObjectMeta: metav1.ObjectMeta{Name: self, Namespace: "kube-system", Labels: map[string]string{leader.IdentityLeaseComponentLabelKey: leader.KubeAPIServer}},
 		Spec:       coordinationv1.LeaseSpec{RenewTime: &renew},
 	}
-	if err := c.leaseInformer.GetIndexer().Update(lease); err != nil {
+	if err := leaseIndexer(c).Update(lease); err != nil {
 		h.t.Fatal(err)
 	}
 }
 
 func newHarness(t *testing.T) *harness {
-	return &harness{t: t, kube: kubefake.NewClientset(), clock: clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
+	return &harness{t: t, clock: clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 		lifecycles: map[featuregate.Feature]lifecycle.Lifecycle{}, controllers: map[string]*Controller{}}
 }
 
@@ -146,11 +146,11 @@ func (h *harness) controller(self string, configured bool) *Controller {
 	if err := gate.SetFromMap(map[string]bool{"TestGate": configured}); err != nil {
 		h.t.Fatal(err)
 	}
-	opts := DefaultControllerOptions()
-	opts.WaitForUsesPeriod = time.Minute
-	opts.Clock = h.clock
-	opts.Lifecycles = h.lifecycles
-	c, err := NewController(self, gate, h.features, h.kube, h.env, opts)
+	cfg := DefaultConfig()
+	cfg.WaitForUsesPeriod = time.Minute
+	cfg.Clock = h.clock
+	cfg.Lifecycles = h.lifecycles
+	c, err := NewController(self, gate, h.features, informers.NewSharedInformerFactory(h.features, 0), h.env, cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -163,14 +163,14 @@ func (h *harness) controller(self string, configured bool) *Controller {
 // and tells c, as kube-apiserver's graceful shutdown does.
 func (h *harness) shutDownGracefully(c *Controller, apiserver string) {
 	h.t.Helper()
-	lease, exists, err := c.leaseInformer.GetIndexer().GetByKey("kube-system/" + apiserver)
+	lease, exists, err := leaseIndexer(c).GetByKey("kube-system/" + apiserver)
 	if err != nil || !exists {
 		h.t.Fatalf("no lease of %s: %v", apiserver, err)
 	}
-	if err := c.leaseInformer.GetIndexer().Delete(lease); err != nil {
+	if err := leaseIndexer(c).Delete(lease); err != nil {
 		h.t.Fatal(err)
 	}
-	c.leaseDeleted(lease)
+	c.departures.leaseDeleted(lease)
 }
 
 // sync copies the stored Feature into c's cache and runs one pass.
@@ -186,16 +186,26 @@ func (h *harness) sync(c *Controller) (*featuresv1alpha1.Feature, time.Duration)
 	}
 	// The departures recorded through the shared client, as c's informer
 	// would have them.
-	tombstones, err := h.kube.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: departedSelector.String()})
+	// Read from the tracker: tests look at the client's actions.
+	obj, err := h.features.Tracker().List(coordinationv1.SchemeGroupVersion.WithResource("leases"), coordinationv1.SchemeGroupVersion.WithKind("Lease"), "kube-system")
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var objs []any
-	for i := range tombstones.Items {
-		objs = append(objs, &tombstones.Items[i])
+	tombstones := obj.(*coordinationv1.LeaseList)
+	for _, obj := range leaseIndexer(c).List() {
+		if isTombstone(obj) {
+			if err := leaseIndexer(c).Delete(obj); err != nil {
+				h.t.Fatal(err)
+			}
+		}
 	}
-	if err := c.tombstoneInformer.GetIndexer().Replace(objs, ""); err != nil {
-		h.t.Fatal(err)
+	for i := range tombstones.Items {
+		if !isTombstone(&tombstones.Items[i]) {
+			continue
+		}
+		if err := leaseIndexer(c).Add(&tombstones.Items[i]); err != nil {
+			h.t.Fatal(err)
+		}
 	}
 	h.reportUses(c, f)
 	requeue, err := c.sync(ctx, "kube-system/test-gate")
@@ -210,10 +220,11 @@ func (h *harness) sync(c *Controller) (*featuresv1alpha1.Feature, time.Duration)
 // if every reporter listed there had reported that value now: tests
 // change what components report by changing the stored uses.
 func (h *harness) reportUses(c *Controller, f *featuresv1alpha1.Feature) {
-	c.reports = reports.NewIndex()
+	index := reports.NewIndex()
+	c.uses.reports, c.rollouts.reports = index, index
 	if h.reports != nil {
 		for _, r := range h.reports {
-			c.reports.Set(reports.NewReport(r))
+			index.Set(reports.NewReport(r))
 		}
 		return
 	}
@@ -221,9 +232,19 @@ func (h *harness) reportUses(c *Controller, f *featuresv1alpha1.Feature) {
 		for _, id := range u.Reporters {
 			r := h.report(u.Component, id, u.Enabled)
 			r.Spec.Gates[0].Name = f.Spec.Gate
-			c.reports.Set(reports.NewReport(r))
+			index.Set(reports.NewReport(r))
 		}
 	}
+}
+
+// useRecorder makes every job of c record its events with r.
+func useRecorder(c *Controller, r record.EventRecorder) {
+	c.transitions.recorder, c.transitions.runner.recorder, c.transitions.versions.recorder, c.retirement.recorder = r, r, r, r
+}
+
+// leaseIndexer is the cache of c's lease informer.
+func leaseIndexer(c *Controller) cache.Indexer {
+	return c.informers.Coordination().V1().Leases().Informer().GetIndexer()
 }
 
 // TestControllerTurnsOffWithTasks walks a Feature from On to Off: desired
@@ -402,7 +423,7 @@ func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}}))
 	a := h.controller("apiserver-a", false)
 	recorder := record.NewFakeRecorder(10)
-	a.recorder = recorder
+	useRecorder(a, recorder)
 	transitions := transitionsTotal.WithLabelValues("test-gate", "On", "TurningOff")
 	before, err := metricstestutil.GetCounterMetricValue(transitions)
 	if err != nil {
@@ -468,7 +489,7 @@ func TestControllerWaitsBeforeMarkingNewFeaturesUnknown(t *testing.T) {
 			t.Fatalf("a Feature created a second ago was written: %v", action)
 		}
 	}
-	if want := DefaultControllerOptions().LivenessWindow - time.Second; requeue != want {
+	if want := DefaultConfig().LivenessWindow - time.Second; requeue != want {
 		t.Fatalf("requeue %v, want the rest of the liveness window %v", requeue, want)
 	}
 	h.advance(requeue)
@@ -528,8 +549,8 @@ func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
 		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
 	}
 	// The expired departure is forgotten in the API too.
-	a.forgetDepartures(context.Background())
-	if l, err := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); err != nil || len(l.Items) != 0 {
+	a.departures.forget(context.Background())
+	if l, err := h.features.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); err != nil || len(l.Items) != 0 {
 		t.Fatalf("expired tombstones must be deleted: %v %v", l, err)
 	}
 }
@@ -553,7 +574,7 @@ func TestControllerKeepsDeparturesAcrossLeaderChanges(t *testing.T) {
 	}
 	// Seeing the same departure again (another apiserver's event) does not
 	// move its time.
-	if err := restarted.recordDeparture(context.Background(), "apiserver-b"); err != nil {
+	if err := restarted.departures.record(context.Background(), "apiserver-b"); err != nil {
 		t.Fatal(err)
 	}
 	h.advance(5 * time.Minute)
@@ -567,19 +588,19 @@ func TestControllerKeepsDeparturesAcrossLeaderChanges(t *testing.T) {
 func TestControllerForgetsDeparturesOfReturningAPIServers(t *testing.T) {
 	t.Parallel()
 	h, a := disagreeingAPIServers(t)
-	if err := a.recordDeparture(context.Background(), "apiserver-b"); err != nil {
+	if err := a.departures.record(context.Background(), "apiserver-b"); err != nil {
 		t.Fatal(err)
 	}
 	h.sync(a)
-	a.forgetDepartures(context.Background())
-	if l, _ := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 1 {
+	a.departures.forget(context.Background())
+	if l, _ := h.features.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 1 {
 		t.Fatalf("a fresh departure must be kept: %v", l.Items)
 	}
 	h.advance(time.Second)
 	h.renew(a, "apiserver-b") // apiserver-b renews its lease: it is back
 	h.sync(a)
-	a.forgetDepartures(context.Background())
-	if l, _ := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 0 {
+	a.departures.forget(context.Background())
+	if l, _ := h.features.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 0 {
 		t.Fatalf("the tombstone of an apiserver that came back must go: %v", l.Items)
 	}
 }
@@ -670,8 +691,8 @@ func TestControllerRetiresRenamedFeatures(t *testing.T) {
 	if err := indexer.Add(old); err != nil {
 		t.Fatal(err)
 	}
-	if requeue, err := a.sync(context.Background(), "kube-system/"+old.Name); err != nil || requeue != a.opts.Resync {
-		t.Fatalf("before the current Feature exists: requeue %v, %v; want to look again after %v", requeue, err, a.opts.Resync)
+	if requeue, err := a.sync(context.Background(), "kube-system/"+old.Name); err != nil || requeue != a.cfg.Resync {
+		t.Fatalf("before the current Feature exists: requeue %v, %v; want to look again after %v", requeue, err, a.cfg.Resync)
 	}
 	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), old.Name, metav1.GetOptions{}); err != nil {
 		t.Fatalf("the old Feature must be kept until the current one exists: %v", err)
@@ -702,12 +723,12 @@ func TestControllerDeletesExpiredReports(t *testing.T) {
 	h.features = featuresfake.NewClientset(old, recent, live)
 	a := h.controller("apiserver-a", true)
 	for _, r := range []*featuresv1alpha1.FeatureReport{old, recent, live} {
-		if err := a.reportInformer.GetIndexer().Add(r); err != nil {
+		if err := a.informers.Features().V1alpha1().FeatureReports().Informer().GetIndexer().Add(r); err != nil {
 			t.Fatal(err)
 		}
-		a.reports.Set(reports.NewReport(r))
+		a.uses.reports.Set(reports.NewReport(r))
 	}
-	a.deleteExpiredReports(context.Background())
+	a.tick(context.Background())
 	list, err := h.features.FeaturesV1alpha1().FeatureReports("kube-system").List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -793,7 +814,7 @@ func TestControllerAggregatesUsesOutsideKubeSystem(t *testing.T) {
 	}
 	r := h.report("acme-controller", "pod-1", true)
 	r.Namespace, r.Spec.Gates[0].Name = "acme", "AcmeGate"
-	a.reports.Set(reports.NewReport(r))
+	a.uses.reports.Set(reports.NewReport(r))
 	if _, err := a.sync(context.Background(), "acme/acme-gate"); err != nil {
 		t.Fatal(err)
 	}
@@ -831,7 +852,7 @@ func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
 	report := func(enabled bool) {
 		r := h.report("acme-controller", "pod-1", enabled)
 		r.Namespace = "acme"
-		a.reports.Set(reports.NewReport(r))
+		a.uses.reports.Set(reports.NewReport(r))
 	}
 	sync := func() *featuresv1alpha1.Feature {
 		t.Helper()
@@ -917,7 +938,7 @@ func TestControllerLeadsDeclaredFeatures(t *testing.T) {
 	report := func(component string, enabled bool) {
 		r := h.report(component, "pod-1", enabled)
 		r.Namespace = "acme"
-		a.reports.Set(reports.NewReport(r))
+		a.uses.reports.Set(reports.NewReport(r))
 	}
 	sync := func() *featuresv1alpha1.Feature {
 		t.Helper()
@@ -1037,7 +1058,7 @@ func TestControllerManagementFollowsTheAPIServers(t *testing.T) {
 	// A client turns it off: the apiservers' values do not vote, the
 	// Feature goes TurningOff, and an event names who did it.
 	recorder := record.NewFakeRecorder(10)
-	c.recorder = recorder
+	useRecorder(c, recorder)
 	f.Spec.DesiredState = "Off"
 	f.Generation++
 	f.Annotations = map[string]string{featuresv1alpha1.DesiredStateSetByAnnotation: fmt.Sprintf("alice (generation %d)", f.Generation)}

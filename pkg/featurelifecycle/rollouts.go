@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	coreinformers "k8s.io/client-go/informers/core/v1"
-	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/featuregate"
@@ -93,15 +92,16 @@ type requestWindow struct {
 	disarm func()
 }
 
-// newRollouts returns the rollouts job, which calls enqueueRolling when a
-// node that a rollout looks at changes. requests, if not nil, counts the
-// kubelets' requests for the analysis of the error rates; canaries (nil:
-// canary.Gates) says where each gate canaries; apiservers lists the
-// candidates of a rollout on apiservers.
-func newRollouts(client kubernetes.Interface, resync time.Duration, index *reports.Index, requests *noderequests.Counter,
+// newRollouts returns the rollouts job, which reads the nodes through
+// nodes and calls enqueueRolling when a node that a rollout looks at
+// changes. requests, if not nil, counts the kubelets' requests for the
+// analysis of the error rates; canaries (nil: canary.Gates) says where each
+// gate canaries; apiservers lists the candidates of a rollout on
+// apiservers.
+func newRollouts(nodes coreinformers.NodeInformer, index *reports.Index, requests *noderequests.Counter,
 	canaries map[featuregate.Feature]canary.Scope, apiservers func(time.Time) ([]string, sets.Set[string], error), enqueueRolling func()) (*rollouts, error) {
-	informer := coreinformers.NewNodeInformer(client, resync, cache.Indexers{})
-	r := &rollouts{nodes: corelisters.NewNodeLister(informer.GetIndexer()), informer: informer, reports: index,
+	informer := nodes.Informer()
+	r := &rollouts{nodes: nodes.Lister(), informer: informer, reports: index,
 		requests: requests, canaries: canaries, apiservers: apiservers, windows: map[string]*requestWindow{}}
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { enqueueRolling() },
@@ -207,7 +207,9 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 			observeRollout(f, nil)
 		}
 		status.Rollout = nil
-		meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
+		if meta.FindStatusCondition(status.Conditions, featuresv1alpha1.FeatureConditionProgressing) != nil {
+			meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
+		}
 		return 0, nil, nil
 	}
 	to := f.Spec.DesiredState

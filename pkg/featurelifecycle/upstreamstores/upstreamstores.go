@@ -43,7 +43,6 @@ import (
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
-	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
 	kubeletclient "k8s.io/kubernetes/pkg/kubelet/client"
 	admissionregistrationrest "k8s.io/kubernetes/pkg/registry/admissionregistration/rest"
 	apiserverinternalrest "k8s.io/kubernetes/pkg/registry/apiserverinternal/rest"
@@ -130,13 +129,22 @@ type NoStore struct {
 	Storage string
 }
 
+// Provider is a REST storage provider, as kube-apiserver's control plane
+// installs them (k8s.io/kubernetes/pkg/controlplane/apiserver.RESTStorageProvider,
+// which this package does not import: the control plane installs the
+// feature lifecycle).
+type Provider interface {
+	GroupName() string
+	NewRESTStorage(apiResourceConfigSource serverstorage.APIResourceConfigSource, restOptionsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error)
+}
+
 // Providers returns upstream's REST storage providers as kube-apiserver
 // lists them (k8s.io/kubernetes/pkg/controlplane.CompletedConfig.StorageProviders).
 // The core group's legacy provider needs service IP and node port
 // allocators on etcd to be built, so it is replaced by one that builds the
 // same resources with the same constructors, except services unless
 // cfg.Services (see Config).
-func Providers(cfg Config) ([]controlplaneapiserver.RESTStorageProvider, error) {
+func Providers(cfg Config) ([]Provider, error) {
 	loopback := cfg.Loopback
 	if loopback == nil {
 		// Nothing listens there; nothing is sent.
@@ -156,7 +164,7 @@ func Providers(cfg Config) ([]controlplaneapiserver.RESTStorageProvider, error) 
 	}
 	// Never started: only the providers' post-start hooks use it.
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
-	return []controlplaneapiserver.RESTStorageProvider{
+	return []Provider{
 		coreProvider{GenericConfig: corerest.GenericConfig{LoopbackClientConfig: loopback, Informers: informerFactory}, services: cfg.Services},
 		apiserverinternalrest.StorageProvider{},
 		authenticationrest.RESTStorageProvider{},
@@ -284,7 +292,7 @@ var _ serverstorage.APIResourceConfigSource = AllResources{}
 // strategies write no field of their own. With cfg.Gated, the resources the
 // provider builds only while their feature gate is on are built whatever
 // the gate (see gatedStores).
-func Build(p controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) ([]Resource, []NoStore, error) {
+func Build(p Provider, getter generic.RESTOptionsGetter, cfg Config) ([]Resource, []NoStore, error) {
 	info, err := p.NewRESTStorage(AllResources{}, getter)
 	if err != nil {
 		return nil, nil, fmt.Errorf("building the storage of group %q: %w", p.GroupName(), err)
@@ -336,7 +344,7 @@ func Build(p controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptio
 }
 
 // BuildAll builds the storage of every provider (see Build).
-func BuildAll(providers []controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) ([]Resource, []NoStore, error) {
+func BuildAll(providers []Provider, getter generic.RESTOptionsGetter, cfg Config) ([]Resource, []NoStore, error) {
 	var (
 		out     []Resource
 		without []NoStore
