@@ -90,9 +90,9 @@ func TestFlags(t *testing.T) {
 	if usage := fs.Lookup(featuresoptions.DesiredStateCacheFileFlag).Usage; !strings.HasSuffix(usage, "Default: <root-dir>/feature-desired-state.json.") {
 		t.Errorf("the kubelet's cache file flag says %q", usage)
 	}
-	for _, name := range []string{featuresoptions.ReportQPSFlag, featuresoptions.ReportBurstFlag} {
-		if fs.Lookup(name) == nil {
-			t.Errorf("no --%s", name)
+	for _, name := range []string{"feature-use-report-qps", "feature-use-report-burst"} {
+		if fs.Lookup(name) != nil {
+			t.Errorf("the kubelet has --%s: the report's rate is the reporter's", name)
 		}
 	}
 }
