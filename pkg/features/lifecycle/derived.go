@@ -34,7 +34,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/batch"
 	api "k8s.io/kubernetes/pkg/apis/core"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
@@ -210,11 +210,11 @@ func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites) (m
 
 // derive builds one gate's lifecycle (see Derived); refused are, per
 // resource, the paths whose clearing is refused, with why.
-func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, refused map[schema.GroupResource]map[string]string, gate string) (Lifecycle, error) {
+func derive(inv *inventory.Inventory, templates map[schema.GroupResource]gatedfield.Path, refused map[schema.GroupResource]map[string]string, gate string) (Lifecycle, error) {
 	var (
 		fp       = inv.Gates[gate]
-		podSpec  = map[string]fieldpath.Path{}                 // relative to a pod spec
-		own      = map[schema.GroupResource][]fieldpath.Path{} // other paths
+		podSpec  = map[string]gatedfield.Path{}                 // relative to a pod spec
+		own      = map[schema.GroupResource][]gatedfield.Path{} // other paths
 		lc       Lifecycle
 		paths    = fp.FieldPaths()
 		resource = slices.SortedFunc(maps.Keys(paths), compareGR)
@@ -237,14 +237,14 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 			keeps[gr][p.String()] = kept
 		}
 	}
-	rel := make([]fieldpath.Path, 0, len(podSpec))
+	rel := make([]gatedfield.Path, 0, len(podSpec))
 	for _, k := range slices.Sorted(maps.Keys(podSpec)) {
 		rel = append(rel, podSpec[k])
 	}
 	rel = leaves(rel)
 	// What each resource holds: its own paths, and the pod spec paths
 	// under its template.
-	holds := map[schema.GroupResource][]fieldpath.Path{}
+	holds := map[schema.GroupResource][]gatedfield.Path{}
 	for gr, ps := range own {
 		holds[gr] = append(holds[gr], ps...)
 	}
@@ -297,14 +297,14 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	// 2. Pod templates (opt-in), but of ephemeral containers: upstream's
 	// validation refuses them in a pod template (ValidatePodTemplateSpec),
 	// so no template holds what a gate guards under them.
-	inTemplates := slices.DeleteFunc(slices.Clone(rel), func(r fieldpath.Path) bool { return r[0].Field == "ephemeralContainers" })
+	inTemplates := slices.DeleteFunc(slices.Clone(rel), func(r gatedfield.Path) bool { return r[0].Field == "ephemeralContainers" })
 	if len(inTemplates) > 0 {
 		var targets []tasks.FieldClearer
 		for _, gr := range slices.SortedFunc(maps.Keys(templates), compareGR) {
 			if immutable[gr] {
 				continue
 			}
-			ps := make([]fieldpath.Path, len(inTemplates))
+			ps := make([]gatedfield.Path, len(inTemplates))
 			for i, r := range inTemplates {
 				ps[i] = templates[gr].Join(r)
 			}
@@ -357,7 +357,7 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 	// Paths upstream refuses to store objects without (but those of pod
 	// templates, which only the opt-in task clears).
 	for _, gr := range slices.SortedFunc(maps.Keys(refused), compareGR) {
-		var ps []fieldpath.Path
+		var ps []gatedfield.Path
 		var whys []string
 		for _, p := range own[gr] {
 			if why, ok := refused[gr][p.String()]; ok {
@@ -411,14 +411,14 @@ func derive(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpa
 
 // ClearedThroughStatus reports whether a derived task clears path p of gr
 // through gr's status subresource (migrator.HasStatus): p is under status.
-func ClearedThroughStatus(gr schema.GroupResource, p fieldpath.Path) bool {
+func ClearedThroughStatus(gr schema.GroupResource, p gatedfield.Path) bool {
 	return len(p) > 0 && p[0].Field == "status" && migrator.HasStatus(gr)
 }
 
 // splitStatus splits ps, paths of gr, into those under status that gr's
 // status subresource writes (cleared through it: gr's own strategy keeps
 // the stored status) and the others.
-func splitStatus(gr schema.GroupResource, ps []fieldpath.Path) (others, status []fieldpath.Path) {
+func splitStatus(gr schema.GroupResource, ps []gatedfield.Path) (others, status []gatedfield.Path) {
 	for _, p := range ps {
 		if ClearedThroughStatus(gr, p) {
 			status = append(status, p)
@@ -430,8 +430,8 @@ func splitStatus(gr schema.GroupResource, ps []fieldpath.Path) (others, status [
 }
 
 // allowed returns the paths of ps whose clearing is not refused.
-func allowed(ps []fieldpath.Path, refused map[string]string) []fieldpath.Path {
-	var out []fieldpath.Path
+func allowed(ps []gatedfield.Path, refused map[string]string) []gatedfield.Path {
+	var out []gatedfield.Path
 	for _, p := range ps {
 		if _, no := refused[p.String()]; !no {
 			out = append(out, p)
@@ -449,9 +449,9 @@ func PathClearer(gr schema.GroupResource, paths ...string) (tasks.FieldClearer, 
 	if err != nil {
 		return tasks.FieldClearer{}, err
 	}
-	ps := make([]fieldpath.Path, len(paths))
+	ps := make([]gatedfield.Path, len(paths))
 	for i, p := range paths {
-		if ps[i], err = fieldpath.Parse(p); err != nil {
+		if ps[i], err = gatedfield.Parse(p); err != nil {
 			return tasks.FieldClearer{}, err
 		}
 	}
@@ -462,7 +462,7 @@ func PathClearer(gr schema.GroupResource, paths ...string) (tasks.FieldClearer, 
 // value validation refuses once gate is off, one per resource. As for
 // fields, a pod spec path found under one resource holding a pod spec is
 // applied to all of them, with the values found under any.
-func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]gatedfield.Path, gate string) ([]tasks.Task, error) {
 	refused := inv.Refused(gate)
 	if len(refused) == 0 {
 		return nil, nil
@@ -471,14 +471,14 @@ func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fie
 	var out []tasks.Task
 	for _, gr := range slices.SortedFunc(maps.Keys(byRes), compareGR) {
 		var (
-			paths []fieldpath.Path
+			paths []gatedfield.Path
 			keeps []func(interface{}) bool
 			what  []string // "path V1 or V2", for the message
 			sets  []string // "path to V1 or V2", for the description
 		)
 		for _, p := range slices.Sorted(maps.Keys(byRes[gr])) {
 			values := byRes[gr][p]
-			paths = append(paths, fieldpath.MustParse(p)) // checked by inventory.Parse
+			paths = append(paths, gatedfield.MustParse(p)) // checked by inventory.Parse
 			keeps = append(keeps, allBut(values))
 			what = append(what, fmt.Sprintf("%s %s", p, strings.Join(values, " or ")))
 			sets = append(sets, fmt.Sprintf("%s to %s", p, strings.Join(values, " or ")))
@@ -498,7 +498,7 @@ func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]fie
 // throughTemplates returns values (by resource and path) with a pod spec
 // path found under one resource holding a pod spec applied to all of them,
 // with the values found under any.
-func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values map[schema.GroupResource]map[string][]string) map[schema.GroupResource]map[string][]string {
+func throughTemplates(templates map[schema.GroupResource]gatedfield.Path, values map[schema.GroupResource]map[string][]string) map[schema.GroupResource]map[string][]string {
 	byRes := map[schema.GroupResource]map[string][]string{}
 	add := func(gr schema.GroupResource, p string, values []string) {
 		if byRes[gr] == nil {
@@ -510,7 +510,7 @@ func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values 
 	for gr, paths := range values {
 		for p, vs := range paths {
 			if prefix, ok := templates[gr]; ok {
-				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok { // checked by inventory.Parse
+				if r, ok := gatedfield.MustParse(p).TrimPrefix(prefix); ok { // checked by inventory.Parse
 					rel[r.String()] = union(rel[r.String()], vs)
 					continue
 				}
@@ -520,7 +520,7 @@ func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values 
 	}
 	for gr, prefix := range templates {
 		for r, vs := range rel {
-			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), vs)
+			add(gr, prefix.Join(gatedfield.MustParse(r)).String(), vs)
 		}
 	}
 	return byRes
@@ -529,7 +529,7 @@ func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values 
 // allBut returns a keep function accepting every value but the strings
 // values.
 func allBut(values []string) func(interface{}) bool {
-	refused := fieldpath.KeepStrings(values)
+	refused := gatedfield.KeepStrings(values)
 	return func(v interface{}) bool { return !refused(v) }
 }
 
@@ -564,8 +564,8 @@ func servedOnlyWithTasks(gate string, gr schema.GroupResource) []tasks.Task {
 // the struct as dropped too (ContainerStopSignals' ephemeral containers'
 // lifecycle); clearing the struct would also clear fields of other gates,
 // so only the field goes.
-func leaves(paths []fieldpath.Path) []fieldpath.Path {
-	var out []fieldpath.Path
+func leaves(paths []gatedfield.Path) []gatedfield.Path {
+	var out []gatedfield.Path
 	for _, p := range paths {
 		parent := false
 		for _, q := range paths {
@@ -586,7 +586,7 @@ func leaves(paths []fieldpath.Path) []fieldpath.Path {
 // where a path holds one of its values in keep (by path).
 // When the paths compile for gr's internal type, it also says, without a
 // copy, which objects the clear would change (FieldClearer.Holds).
-func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
+func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []gatedfield.Path, keep map[string][]string) (tasks.FieldClearer, error) {
 	clear, holds, err := clearFunc(inv, gr, paths, keepFuncs(paths, keep), true)
 	if err != nil {
 		return tasks.FieldClearer{}, err
@@ -596,13 +596,13 @@ func pathClearer(inv *inventory.Inventory, gr schema.GroupResource, paths []fiel
 
 // clearFunc returns the function clearing paths from internal objects of gr
 // but where keeps[i] accepts the value of paths[i]. With typed, paths that
-// compile for gr's internal type (fieldpath.Compile) are cleared in the
+// compile for gr's internal type (gatedfield.Compile) are cleared in the
 // object directly; otherwise, and always without typed, the object is
 // converted to the inventory's version of gr, cleared in its unstructured
 // form and converted back. With typed paths it also returns the function
 // saying, without changing them, which objects the clear would change (nil
 // otherwise).
-func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool, typed bool) (clear, holds func(runtime.Object) bool, err error) {
+func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []gatedfield.Path, keeps []func(interface{}) bool, typed bool) (clear, holds func(runtime.Object) bool, err error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, nil, err
@@ -665,7 +665,7 @@ func clearFunc(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldp
 // gr, whose type it returns. It returns nil paths when one of them does not
 // compile, or has a keep function (keeps[i]) but no scalar value: the
 // caller then reads the unstructured form of the objects.
-func compileTyped(gv schema.GroupVersion, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (reflect.Type, []*fieldpath.Typed) {
+func compileTyped(gv schema.GroupVersion, gr schema.GroupResource, paths []gatedfield.Path, keeps []func(interface{}) bool) (reflect.Type, []*gatedfield.Typed) {
 	example, err := migrator.NewObject(gr)
 	if err != nil {
 		return nil, nil
@@ -679,9 +679,9 @@ func compileTyped(gv schema.GroupVersion, gr schema.GroupResource, paths []field
 		return nil, nil
 	}
 	kind := reflect.TypeOf(example)
-	out := make([]*fieldpath.Typed, len(paths))
+	out := make([]*gatedfield.Typed, len(paths))
 	for i, p := range paths {
-		t, err := fieldpath.Compile(p, reflect.TypeOf(versioned), kind)
+		t, err := gatedfield.Compile(p, reflect.TypeOf(versioned), kind)
 		if err != nil || (keeps[i] != nil && !t.ScalarLeaf()) {
 			klog.V(4).InfoS("Fields of a gate are read through the unstructured form", "resource", gr.String(), "path", p.String(), "err", err)
 			return nil, nil
@@ -694,7 +694,7 @@ func compileTyped(gv schema.GroupVersion, gr schema.GroupResource, paths []field
 // pathHolder returns whether an object of gr (internal, or versioned and
 // then converted) sets any of paths to a value not in keep (by path); an
 // object of another kind sets none.
-func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
+func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []gatedfield.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
 	return holder(inv, gr, paths, keepFuncs(paths, keep), true)
 }
 
@@ -703,7 +703,7 @@ func pathHolder(inv *inventory.Inventory, gr schema.GroupResource, paths []field
 // (keeps[i], nil for none) does not accept; an object of another kind sets
 // none. With typed, it reads the paths that compile (compileTyped) in the
 // internal object directly.
-func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool, typed bool) (func(runtime.Object) bool, error) {
+func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []gatedfield.Path, keeps []func(interface{}) bool, typed bool) (func(runtime.Object) bool, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
 		return nil, err
@@ -713,7 +713,7 @@ func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath
 		return nil, err
 	}
 	kind := reflect.TypeOf(example)
-	var compiled []*fieldpath.Typed
+	var compiled []*gatedfield.Typed
 	if typed {
 		_, compiled = compileTyped(gv, gr, paths, keeps)
 	}
@@ -757,10 +757,10 @@ func holder(inv *inventory.Inventory, gr schema.GroupResource, paths []fieldpath
 
 // keepFuncs returns, for each of paths, the function accepting its values
 // in keep (nil, accepting none, for a path without kept values).
-func keepFuncs(paths []fieldpath.Path, keep map[string][]string) []func(interface{}) bool {
+func keepFuncs(paths []gatedfield.Path, keep map[string][]string) []func(interface{}) bool {
 	out := make([]func(interface{}) bool, len(paths))
 	for i, p := range paths {
-		out[i] = fieldpath.KeepStrings(keep[p.String()])
+		out[i] = gatedfield.KeepStrings(keep[p.String()])
 	}
 	return out
 }
@@ -808,8 +808,8 @@ var podSpecType = reflect.TypeFor[corev1.PodSpec]()
 // podTemplatePrefixes finds, for every resource of the inventory whose
 // objects hold a pod spec (pods and every workload), the path of that pod
 // spec in the version the inventory compared it in, by walking the Go type.
-func podTemplatePrefixes(inv *inventory.Inventory) (map[schema.GroupResource]fieldpath.Path, error) {
-	out := map[schema.GroupResource]fieldpath.Path{}
+func podTemplatePrefixes(inv *inventory.Inventory) (map[schema.GroupResource]gatedfield.Path, error) {
+	out := map[schema.GroupResource]gatedfield.Path{}
 	for r := range inv.Resources {
 		gr := schema.ParseGroupResource(r)
 		obj, err := migrator.NewObject(gr)
@@ -837,7 +837,7 @@ func podTemplatePrefixes(inv *inventory.Inventory) (map[schema.GroupResource]fie
 
 // findPodSpec returns the JSON path of the first corev1.PodSpec field in t,
 // depth first, or nil.
-func findPodSpec(t reflect.Type, prefix fieldpath.Path, depth int) fieldpath.Path {
+func findPodSpec(t reflect.Type, prefix gatedfield.Path, depth int) gatedfield.Path {
 	if depth > 6 || t.Kind() != reflect.Struct {
 		return nil
 	}
@@ -851,7 +851,7 @@ func findPodSpec(t reflect.Type, prefix fieldpath.Path, depth int) fieldpath.Pat
 		if f.Anonymous || name == "" || name == "-" || name == "metadata" || name == "status" {
 			continue
 		}
-		path := append(slices.Clone(prefix), fieldpath.Segment{Field: name})
+		path := append(slices.Clone(prefix), gatedfield.Segment{Field: name})
 		if ft == podSpecType {
 			return path
 		}
@@ -873,9 +873,9 @@ func taskName(prefix string, gr schema.GroupResource) string {
 }
 
 // podSpecPaths returns paths relative to a pod spec as paths of a pod.
-func podSpecPaths(rel []fieldpath.Path) []fieldpath.Path {
-	spec := fieldpath.Path{{Field: "spec"}}
-	out := make([]fieldpath.Path, len(rel))
+func podSpecPaths(rel []gatedfield.Path) []gatedfield.Path {
+	spec := gatedfield.Path{{Field: "spec"}}
+	out := make([]gatedfield.Path, len(rel))
 	for i, r := range rel {
 		out[i] = spec.Join(r)
 	}
@@ -884,7 +884,7 @@ func podSpecPaths(rel []fieldpath.Path) []fieldpath.Path {
 
 // describePaths is joinPaths saying, after a path with kept values, which
 // values are left alone.
-func describePaths(ps []fieldpath.Path, keep map[string][]string) string {
+func describePaths(ps []gatedfield.Path, keep map[string][]string) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
 		s[i] = p.String()
@@ -895,7 +895,7 @@ func describePaths(ps []fieldpath.Path, keep map[string][]string) string {
 	return strings.Join(s, ", ")
 }
 
-func joinPaths(ps []fieldpath.Path) string {
+func joinPaths(ps []gatedfield.Path) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
 		s[i] = p.String()
@@ -926,7 +926,7 @@ func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b
 // objects hold a pod spec (pods and every workload), the path of that pod
 // spec in the version the inventory compared it in (spec, template.spec,
 // spec.template.spec, ...): where derived tasks look for pod spec paths.
-func PodSpecPrefixes() (map[schema.GroupResource]fieldpath.Path, error) {
+func PodSpecPrefixes() (map[schema.GroupResource]gatedfield.Path, error) {
 	inv, err := inventory.Load()
 	if err != nil {
 		return nil, err
