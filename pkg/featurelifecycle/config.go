@@ -25,7 +25,7 @@ import (
 	configv1alpha1 "k8s.io/kubernetes/pkg/featurelifecycle/apis/config/v1alpha1"
 	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
-	"k8s.io/kubernetes/pkg/features/lifecycle/canary"
+	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
 )
 
 // Config is what the lifecycle controller is built with: kube-apiserver's
@@ -79,9 +79,9 @@ type Config struct {
 	// with it (serverflow.CountNodeRequests).
 	NodeRequests *noderequests.Counter
 	// Canaries says which gates can roll out in steps, and on which
-	// components; nil means canary.Gates, the lifecycle registry's entry.
+	// components; nil means rollout.Gates, the lifecycle registry's entry.
 	// Tests pass their own.
-	Canaries map[featuregate.Feature]canary.Scope
+	Canaries map[featuregate.Feature]rollout.Scope
 }
 
 // RetainMinorVersions is for how many minor versions after its
