@@ -46,7 +46,6 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
 	"k8s.io/kubernetes/pkg/featurelifecycle/servedopenapi"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
-	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi"
 	"k8s.io/kubernetes/pkg/featurelifecycle/upstreamstores"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
@@ -154,8 +153,10 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		if err != nil {
 			return err
 		}
-		if err := turningoffapi.Start(hookContext, client); err != nil {
-			return err
+		if states := opts.FeatureStates(); states != nil {
+			if err := states.Run(hookContext, factory.Features().V1alpha1().Features()); err != nil {
+				return err
+			}
 		}
 		// Custom resources are cleared through the API: their storage is
 		// the apiextensions-apiserver's.

@@ -28,8 +28,10 @@ import (
 
 	"k8s.io/kubernetes/pkg/featurelifecycle"
 	configv1alpha1 "k8s.io/kubernetes/pkg/featurelifecycle/apis/config/v1alpha1"
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
 
@@ -62,6 +64,9 @@ type Options struct {
 	loadOnce sync.Once
 	config   *configv1alpha1.FeatureLifecycleConfiguration
 	loadErr  error
+
+	statesOnce sync.Once
+	states     *featurestates.Registry
 }
 
 // NewOptions returns the options with their defaults.
@@ -80,6 +85,19 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Feature gates whose Feature is managed Dynamic: a client RBAC allows to update Features sets spec.desiredState, and every component, this kube-apiserver included, applies it while running. Only gates the lifecycle registry allows (they take no configuration); every kube-apiserver must list the same gates.")
 	fs.StringVar(&o.ConfigFile, ConfigFileFlag, o.ConfigFile,
 		"File with the configuration of the feature lifecycle (features.k8s.io, KEP-3920): a FeatureLifecycleConfiguration of featurelifecycle.config.k8s.io/v1alpha1 (liveness and forget windows, the wait for uses, the residue scan, storage migrations, OpenAPI by Feature state). Empty: the defaults.")
+}
+
+// FeatureStates returns the registry of the Features' states that the REST
+// storage providers read to serve a resource, with its gate off, while its
+// Feature is TurningOff (servewhiledisabling), and that Install feeds; nil
+// when o is nil or the FeatureLifecycle gate is off: the providers then
+// build no such resource, as upstream.
+func (o *Options) FeatureStates() *featurestates.Registry {
+	if o == nil || !utilfeature.DefaultFeatureGate.Enabled(features.FeatureLifecycle) {
+		return nil
+	}
+	o.statesOnce.Do(func() { o.states = featurestates.NewRegistry(featurelifecycle.KubeNamespace) })
+	return o.states
 }
 
 // Configuration returns the configuration file's content, defaulted and

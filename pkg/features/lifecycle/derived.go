@@ -546,7 +546,7 @@ func valuesTaskName(gr schema.GroupResource) string {
 // servedOnlyWithTasks are the tasks of a resource served only while gate is
 // on: deleting its stored objects (opt-in), then waiting until none is
 // stored. While the Feature is TurningOff kube-apiserver serves the
-// resource to read and delete (pkg/featurelifecycle/turningoffapi), so an
+// resource to read and delete (pkg/featurelifecycle/servewhiledisabling), so an
 // admin can also delete them by hand; once it is Off nobody can.
 func servedOnlyWithTasks(gate string, gr schema.GroupResource) []tasks.Task {
 	return []tasks.Task{

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package turningoffapi
+package servewhiledisabling
 
 import (
 	"context"
@@ -33,26 +33,19 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
-	"k8s.io/kubernetes/pkg/features"
-)
 
-// Enabled reports whether the storage providers build, with its gate off, a
-// resource served only with its gate, to serve it while the gate's Feature
-// is TurningOff: whether the FeatureLifecycle gate is on.
-func Enabled() bool {
-	return utilfeature.DefaultFeatureGate.Enabled(features.FeatureLifecycle)
-}
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
+)
 
 // Storage returns storage, the REST storage of a resource its provider
 // builds only while gate is on, as it is served while gate is off: read and
-// delete only while gate's Feature is TurningOff, not served otherwise
-// (see ReadDelete). Its subresources are not served.
-func Storage(gate featuregate.Feature, storage rest.Storage) rest.Storage {
-	return newReadDelete(defaultRegistry, string(gate), storage)
+// delete only while gate's Feature is TurningOff in states, not served
+// otherwise (see ReadDelete). Its subresources are not served.
+func Storage(states *featurestates.Registry, gate featuregate.Feature, storage rest.Storage) rest.Storage {
+	return newReadDelete(states, string(gate), storage)
 }
 
 // ReadDelete is the REST storage of a resource served while its Feature is
@@ -65,7 +58,7 @@ func Storage(gate featuregate.Feature, storage rest.Storage) rest.Storage {
 // Allowed and the reason. It is served (rest.ConditionallyServed) only
 // while the Feature of its gate is TurningOff.
 type ReadDelete struct {
-	registry *Registry
+	registry *featurestates.Registry
 	gate     string
 	resource schema.GroupResource
 	// storage is the resource's REST storage; store its registry store, if
@@ -92,7 +85,7 @@ var (
 	_ genericregistry.StoreAccessor = &ReadDelete{}
 )
 
-func newReadDelete(registry *Registry, gate string, storage rest.Storage) *ReadDelete {
+func newReadDelete(registry *featurestates.Registry, gate string, storage rest.Storage) *ReadDelete {
 	r := &ReadDelete{registry: registry, gate: gate, storage: storage}
 	if a, ok := storage.(genericregistry.StoreAccessor); ok {
 		r.store = a.RegistryStore()
