@@ -24,8 +24,8 @@ import (
 
 	configv1alpha1 "k8s.io/kubernetes/pkg/featurelifecycle/apis/config/v1alpha1"
 	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
-	"k8s.io/kubernetes/pkg/features/lifecycle"
 	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
+	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
 
 // Config is what the lifecycle controller is built with: kube-apiserver's

@@ -44,8 +44,8 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/storagemigration"
-	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
 	"k8s.io/kubernetes/pkg/registry/registrytest"
 	svmstore "k8s.io/kubernetes/pkg/registry/storagemigration/storagemigration/storage"
 )
