@@ -71,7 +71,15 @@ func (r *Report) Safe() bool { return len(r.Blockers) == 0 }
 // command line now (its Feature's state is not its default) is assumed to
 // stay set.
 func Check(features []featuresv1alpha1.Feature, vc *inventory.VersionChanges, to string, targetGates map[string]bool) (*Report, error) {
-	return NewIndex(vc).Check(features, to, targetGates)
+	// One check needs the stages at two versions only.
+	x := newIndex(vc)
+	from := x.from(features)
+	for _, v := range []string{from, to} {
+		if _, ok := x.order[v]; ok {
+			x.stages[v] = x.stageAt(v)
+		}
+	}
+	return x.Check(features, to, targetGates)
 }
 
 // Index is the version changes of a binary prepared for checks: the
@@ -95,6 +103,15 @@ type Index struct {
 
 // NewIndex prepares vc for checks.
 func NewIndex(vc *inventory.VersionChanges) *Index {
+	x := newIndex(vc)
+	for _, v := range vc.Versions {
+		x.stages[v] = x.stageAt(v)
+	}
+	return x
+}
+
+// newIndex returns the index of vc without the stages.
+func newIndex(vc *inventory.VersionChanges) *Index {
 	x := &Index{vc: vc, order: map[string]int{}, stages: map[string]map[string]*inventory.GateStage{},
 		mentioned: map[string]bool{}, registered: map[string]string{}}
 	for i, v := range vc.Versions {
@@ -106,20 +123,24 @@ func NewIndex(vc *inventory.VersionChanges) *Index {
 			x.registered[g.Gate] = g.Lifecycle
 		}
 	}
-	for _, v := range vc.Versions {
-		x.stages[v] = x.stageAt(v)
-	}
 	return x
 }
 
-// Check is Check with x's version changes.
-func (x *Index) Check(features []featuresv1alpha1.Feature, to string, targetGates map[string]bool) (*Report, error) {
+// from returns the cluster's emulation version: the lowest of the
+// Features' status.version ("" when none has one).
+func (x *Index) from(features []featuresv1alpha1.Feature) string {
 	from := ""
 	for _, f := range features {
 		if v := f.Status.Version; v != "" && (from == "" || x.less(v, from)) {
 			from = v
 		}
 	}
+	return from
+}
+
+// Check is Check with x's version changes.
+func (x *Index) Check(features []featuresv1alpha1.Feature, to string, targetGates map[string]bool) (*Report, error) {
+	from := x.from(features)
 	if err := x.validate(from, to); err != nil {
 		return nil, err
 	}
