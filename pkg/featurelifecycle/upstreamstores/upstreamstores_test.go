@@ -27,6 +27,7 @@ import (
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
 )
@@ -120,16 +121,16 @@ func TestEveryStoredResourceHasAStore(t *testing.T) {
 	}
 }
 
-// TestGatedStoresFromTheProvider checks that with FeatureLifecycle on, as
-// in kube-apiserver when the feature lifecycle runs, a resource served only
-// with a gate that is off is built by its own provider (wrapped to be
-// served while its Feature is TurningOff) and reached through
-// genericregistry.StoreAccessor, without Config.Gated: the gated-store
-// table is only for processes without the feature lifecycle.
+// TestGatedStoresFromTheProvider checks that with the registry of the
+// Features' states, as kube-apiserver gives it when the feature lifecycle
+// runs, a resource served only with a gate that is off is built by its own
+// provider (wrapped to be served while its Feature is TurningOff) and
+// reached through genericregistry.StoreAccessor, without Config.Gated: the
+// gated-store table is only for processes without the feature lifecycle.
 func TestGatedStoresFromTheProvider(t *testing.T) {
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
 		kubefeatures.StorageVersionMigrator: false, kubefeatures.FeatureLifecycle: true})
-	rs, _, err := Build(svmrest.RESTStorageProvider{}, NoStorage{}, Config{})
+	rs, _, err := Build(svmrest.RESTStorageProvider{FeatureStates: featurestates.NewRegistry("kube-system")}, NoStorage{}, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
