@@ -9,7 +9,7 @@
 # (hack/install-etcd.sh) where upstream's script installs its own. The
 # documents are written whole: a --feature-lifecycle-config-file with
 # openAPIByState: false keeps the server flow from serving them by the
-# Features' states (fields of Features not yet On hidden, the others marked
+# Features' states (fields of Features not yet Enabled hidden, the others marked
 # with their state).
 #
 # The changes stay in the tree, uncommitted (see hack/update-codegen.sh for

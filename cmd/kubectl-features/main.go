@@ -22,7 +22,7 @@ limitations under the License.
 // Dynamic Feature (start, status, pause, resume, abort).
 //
 //	kubectl features check --to-version 1.36
-//	kubectl features rollout start ExtendWebSocketsToKubelet --to On
+//	kubectl features rollout start ExtendWebSocketsToKubelet --to Enabled
 //	kubectl features rollout status -w ExtendWebSocketsToKubelet
 package main
 

@@ -159,9 +159,9 @@ func (a *Announcer) announce(ctx context.Context, gate featuregate.Feature, spec
 		return nil // announced: its leader keeps it current
 	}
 	enabled := a.Gate.Enabled(gate)
-	desired := featuresv1alpha1.FeatureDesiredStateOff
+	desired := featuresv1alpha1.FeatureDesiredStateDisabled
 	if enabled {
-		desired = featuresv1alpha1.FeatureDesiredStateOn
+		desired = featuresv1alpha1.FeatureDesiredStateEnabled
 	}
 	if listed == nil {
 		_, err := features.Create(ctx, &featuresv1alpha1.Feature{
@@ -194,9 +194,9 @@ func (a *Announcer) announce(ctx context.Context, gate featuregate.Feature, spec
 		}
 		status := f.Status.DeepCopy()
 		if status.State == "" {
-			status.State = featuresv1alpha1.FeatureStateOff
+			status.State = featuresv1alpha1.FeatureStateDisabled
 			if enabled {
-				status.State = featuresv1alpha1.FeatureStateOn
+				status.State = featuresv1alpha1.FeatureStateEnabled
 			}
 		}
 		if status.Version == "" {

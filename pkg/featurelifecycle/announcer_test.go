@@ -81,13 +81,13 @@ func TestAnnounceAllIsIdempotent(t *testing.T) {
 		t.Fatalf("expected 3 Features, got %d", len(got))
 	}
 	alpha := got["alpha-thing"]
-	if alpha.Spec.Gate != "AlphaThing" || alpha.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn ||
-		alpha.Status.State != featuresv1alpha1.FeatureStateOn || *alpha.Status.Default || alpha.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseAlpha ||
+	if alpha.Spec.Gate != "AlphaThing" || alpha.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled ||
+		alpha.Status.State != featuresv1alpha1.FeatureStateEnabled || *alpha.Status.Default || alpha.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseAlpha ||
 		alpha.Status.Version != "1.36" {
 		t.Errorf("alpha-thing announced as %+v / %+v", alpha.Spec, alpha.Status)
 	}
 	locked := got["locked-thing"]
-	if locked.Status.State != featuresv1alpha1.FeatureStateOn || !locked.Status.LockToDefault || locked.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseGA {
+	if locked.Status.State != featuresv1alpha1.FeatureStateEnabled || !locked.Status.LockToDefault || locked.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseGA {
 		t.Errorf("locked-thing announced as %+v", locked.Status)
 	}
 	if s := got["max-unavailable-stateful-set"].Status; s.PreRelease != featuresv1alpha1.FeaturePreReleaseBeta || !*s.Default {
@@ -115,7 +115,7 @@ func TestAnnounceKeepsAnExistingState(t *testing.T) {
 	existing := &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "alpha-thing", Namespace: "kube-system"},
 		Spec:       featuresv1alpha1.FeatureSpec{Gate: "AlphaThing"},
-		Status:     featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff},
+		Status:     featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabling},
 	}
 	client := fake.NewClientset(existing)
 	a := &Announcer{Client: client, Gate: testGate(t), Namespace: "kube-system"}
@@ -126,7 +126,7 @@ func TestAnnounceKeepsAnExistingState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || f.Status.Version != "1.36" {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || f.Status.Version != "1.36" {
 		t.Fatalf("state must be kept and the spec refreshed, got %+v", f.Status)
 	}
 }

@@ -60,7 +60,7 @@ type Config struct {
 	// Workers is the number of Features processed concurrently.
 	Workers int
 	// ResidueScanInterval is the pause between two passes of the scan for
-	// stored data of Off features (residue.go); 0 turns the scan off.
+	// stored data of Disabled features (residue.go); 0 turns the scan off.
 	ResidueScanInterval time.Duration
 	// ResidueScanPageInterval is the pause between two reads of a residue
 	// pass, each of at most 100 objects: it bounds the load of the scan.

@@ -50,7 +50,7 @@ import (
 
 // Controller drives the Features that this apiserver leads: it keeps
 // desired state equal to the live apiservers' configuration, moves the
-// state through TurningOn/TurningOff, and runs the transitions' tasks one
+// state through Enabling/Disabling, and runs the transitions' tasks one
 // bounded step at a time, recording progress and checkpoints in status so
 // that whichever apiserver leads next resumes. It wires the jobs, each a
 // type with its own dependencies, to one workqueue of Features: uses

@@ -44,7 +44,7 @@ import (
 	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
 
-// TestControllerTurnsOffWithTasks walks a Feature from On to Off: desired
+// TestControllerTurnsOffWithTasks walks a Feature from Enabled to Disabled: desired
 // state follows the apiserver's configuration, WaitForUses waits while a
 // live component reports the old value and no longer once its report
 // expired, a flaky registered task is retried with attempts and messages,
@@ -54,21 +54,21 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 	failures := 2
 	h := newHarness(t)
 	h.lifecycles["TestGate"] = lifecycle.Lifecycle{OnDisable: []tasks.Task{flakyTask{failures: &failures}}}
-	h.features = featuresfake.NewClientset(testGateFeature("On", "On",
+	h.features = featuresfake.NewClientset(testGateFeature("Enabled", "Enabled",
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
 		featuresv1alpha1.FeatureUse{Component: "kubelet", Enabled: true, Reporters: []string{"node-1"}},
 	))
 	a := h.controller("apiserver-a", false)
 
 	f, _ := h.sync(a)
-	if f.Spec.DesiredState != "Off" {
+	if f.Spec.DesiredState != "Disabled" {
 		t.Fatalf("desired state must follow the apiserver's configuration, got %q", f.Spec.DesiredState)
 	}
 	f, requeue := h.sync(a)
-	if f.Status.State != "TurningOff" || len(f.Status.Tasks) != 2 || f.Status.Tasks[0].Name != tasks.WaitForUsesName ||
+	if f.Status.State != "Disabling" || len(f.Status.Tasks) != 2 || f.Status.Tasks[0].Name != tasks.WaitForUsesName ||
 		f.Status.Tasks[1].Name != "count-to-three" || requeue != 10*time.Second ||
 		!strings.Contains(f.Status.Tasks[0].Message, "still reporting enabled=true: kubelet (node-1)") {
-		t.Fatalf("entering TurningOff, a live kubelet with the gate on holds WaitForUses: %+v, requeue %v", f.Status, requeue)
+		t.Fatalf("entering Disabling, a live kubelet with the gate on holds WaitForUses: %+v, requeue %v", f.Status, requeue)
 	}
 	if c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged); c == nil || c.Status != metav1.ConditionFalse {
 		t.Fatalf("Converged must be False mid-transition: %+v", f.Status.Conditions)
@@ -124,7 +124,7 @@ func TestControllerTurnsOffWithTasks(t *testing.T) {
 		t.Fatalf("the new leader must resume from the checkpoint: %+v", f.Status.Tasks[0])
 	}
 	f, _ = h.sync(b)
-	if f.Status.State != "Off" || len(f.Status.Tasks) != 0 || !meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
+	if f.Status.State != "Disabled" || len(f.Status.Tasks) != 0 || !meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
 		t.Fatalf("the transition must complete: %+v", f.Status)
 	}
 }
@@ -137,8 +137,8 @@ func TestControllerDoesNotLeadUnknownGates(t *testing.T) {
 	h := newHarness(t)
 	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system"},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "NewerGate", DesiredState: "On", Management: "CommandLine"},
-		Status: featuresv1alpha1.FeatureStatus{State: "On", Version: "1.37", Uses: []featuresv1alpha1.FeatureUse{
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "NewerGate", DesiredState: "Enabled", Management: "CommandLine"},
+		Status: featuresv1alpha1.FeatureStatus{State: "Enabled", Version: "1.37", Uses: []featuresv1alpha1.FeatureUse{
 			{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-newer"}}}},
 	})
 	a := h.controller("apiserver-a", false)
@@ -172,9 +172,9 @@ func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
 			h := newHarness(t)
 			h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
 				ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", UID: "uid-1", ResourceVersion: "7"},
-				Spec:       featuresv1alpha1.FeatureSpec{Gate: "GoneGate", DesiredState: "On", Management: "CommandLine"},
+				Spec:       featuresv1alpha1.FeatureSpec{Gate: "GoneGate", DesiredState: "Enabled", Management: "CommandLine"},
 				// The apiserver that announced it is gone: its use lingers.
-				Status: featuresv1alpha1.FeatureStatus{State: "On", Version: tc.version, Uses: []featuresv1alpha1.FeatureUse{
+				Status: featuresv1alpha1.FeatureStatus{State: "Enabled", Version: tc.version, Uses: []featuresv1alpha1.FeatureUse{
 					{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-gone"}}}},
 			})
 			a := h.controller("apiserver-a", true)
@@ -203,7 +203,7 @@ func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
 			if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, tc.wantMessage) {
 				t.Fatalf("Known condition %+v, want False with %q", c, tc.wantMessage)
 			}
-			if f.Status.State != "On" || f.Spec.DesiredState != "On" {
+			if f.Status.State != "Enabled" || f.Spec.DesiredState != "Enabled" {
 				t.Fatalf("an unknown Feature's state must be kept: %+v %+v", f.Spec, f.Status)
 			}
 		})
@@ -216,12 +216,12 @@ func TestControllerKeepsAndRetiresUnknownFeatures(t *testing.T) {
 // transitions counter of test-gate, which the other tests move too.
 func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(testGateFeature("Off", "On",
+	h.features = featuresfake.NewClientset(testGateFeature("Disabled", "Enabled",
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}}))
 	a := h.controller("apiserver-a", false)
 	recorder := record.NewFakeRecorder(10)
 	useRecorder(a, recorder)
-	transitions := transitionsTotal.WithLabelValues("test-gate", "On", "TurningOff")
+	transitions := transitionsTotal.WithLabelValues("test-gate", "Enabled", "Disabling")
 	before, err := metricstestutil.GetCounterMetricValue(transitions)
 	if err != nil {
 		t.Fatal(err)
@@ -249,8 +249,8 @@ func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 		t.Fatalf("an event was recorded for a transition that was not stored: %s", <-recorder.Events)
 	}
 	f, _ = h.sync(a)
-	if f.Status.State != "TurningOff" {
-		t.Fatalf("state %s, want TurningOff", f.Status.State)
+	if f.Status.State != "Disabling" {
+		t.Fatalf("state %s, want Disabling", f.Status.State)
 	}
 	if got := len(recorder.Events); got != 1 {
 		t.Fatalf("%d events after the stored transition, want 1", got)
@@ -263,7 +263,7 @@ func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	if after-before != 1 {
-		t.Errorf("transitions_total{On,TurningOff} grew by %v, want 1", after-before)
+		t.Errorf("transitions_total{Enabled,Disabling} grew by %v, want 1", after-before)
 	}
 }
 
@@ -275,7 +275,7 @@ func TestControllerWaitsBeforeMarkingNewFeaturesUnknown(t *testing.T) {
 	h := newHarness(t)
 	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", CreationTimestamp: metav1.NewTime(h.clock.Now())},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "NewerGate", DesiredState: "On", Management: "CommandLine"},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "NewerGate", DesiredState: "Enabled", Management: "CommandLine"},
 	})
 	a := h.controller("apiserver-a", true)
 	h.advance(time.Second)
@@ -298,10 +298,10 @@ func TestControllerWaitsBeforeMarkingNewFeaturesUnknown(t *testing.T) {
 
 // disagreeingAPIServers returns a harness where apiserver-a (configured
 // off, with a controller) and apiserver-b (configured on, a live lease
-// only) report a Feature that is On.
+// only) report a Feature that is Enabled.
 func disagreeingAPIServers(t *testing.T) (*harness, *Controller) {
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(testGateFeature("On", "On",
+	h.features = featuresfake.NewClientset(testGateFeature("Enabled", "Enabled",
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
 	))
@@ -319,13 +319,13 @@ func TestControllerHoldsDesiredStateForRecentlyGoneAPIServers(t *testing.T) {
 	h, a := disagreeingAPIServers(t)
 	h.advance(time.Minute) // apiserver-b stops renewing; it is no longer live
 	f, _ := h.sync(a)
-	if f.Spec.DesiredState != "On" || f.Status.State != "On" ||
+	if f.Spec.DesiredState != "Enabled" || f.Status.State != "Enabled" ||
 		!meta.IsStatusConditionFalse(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed) {
 		t.Fatalf("a recently gone apiserver must still hold its value: %+v %+v", f.Spec, f.Status)
 	}
 	h.advance(5 * time.Minute)
 	f, _ = h.sync(a)
-	if f.Spec.DesiredState != "Off" {
+	if f.Spec.DesiredState != "Disabled" {
 		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
 	}
 }
@@ -338,11 +338,11 @@ func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
 	h, a := disagreeingAPIServers(t)
 	h.shutDownGracefully(a, "apiserver-b")
 	h.advance(time.Second)
-	if f, _ := h.sync(a); f.Spec.DesiredState != "On" {
+	if f, _ := h.sync(a); f.Spec.DesiredState != "Enabled" {
 		t.Fatalf("an apiserver that just shut down gracefully must still hold its value: %+v", f.Spec)
 	}
 	h.advance(6 * time.Minute)
-	if f, _ := h.sync(a); f.Spec.DesiredState != "Off" {
+	if f, _ := h.sync(a); f.Spec.DesiredState != "Disabled" {
 		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
 	}
 	// The expired departure is forgotten in the API too.
@@ -366,7 +366,7 @@ func TestControllerKeepsDeparturesAcrossLeaderChanges(t *testing.T) {
 
 	// apiserver-a restarts: a new controller, nothing in memory.
 	restarted := h.controller("apiserver-a", false)
-	if f, _ := h.sync(restarted); f.Spec.DesiredState != "On" || f.Status.State != "On" {
+	if f, _ := h.sync(restarted); f.Spec.DesiredState != "Enabled" || f.Status.State != "Enabled" {
 		t.Fatalf("the restarted leader must still count the departed apiserver: %+v %+v", f.Spec, f.Status)
 	}
 	// Seeing the same departure again (another apiserver's event) does not
@@ -375,7 +375,7 @@ func TestControllerKeepsDeparturesAcrossLeaderChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.advance(5 * time.Minute)
-	if f, _ := h.sync(restarted); f.Spec.DesiredState != "Off" {
+	if f, _ := h.sync(restarted); f.Spec.DesiredState != "Disabled" {
 		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
 	}
 }
@@ -403,12 +403,12 @@ func TestControllerForgetsDeparturesOfReturningAPIServers(t *testing.T) {
 }
 
 // TestControllerHoldsDriftCleanupDuringRollout: an apiserver restarted with
-// the gate on while the Feature is Off (a rollout) does not flap the state;
+// the gate on while the Feature is Disabled (a rollout) does not flap the state;
 // if the rollout is reverted, the held cleanup runs.
 func TestControllerHoldsDriftCleanupDuringRollout(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(testGateFeature("Off", "Off",
+	h.features = featuresfake.NewClientset(testGateFeature("Disabled", "Disabled",
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-b"}},
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}},
 	))
@@ -416,7 +416,7 @@ func TestControllerHoldsDriftCleanupDuringRollout(t *testing.T) {
 	h.renew(a, "apiserver-b")
 	f, _ := h.sync(a)
 	c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionUsesAgree)
-	if f.Status.State != "Off" || c == nil || c.Reason != transition.ReasonCleanupHeld || !strings.Contains(c.Message, "kube-apiserver") {
+	if f.Status.State != "Disabled" || c == nil || c.Reason != transition.ReasonCleanupHeld || !strings.Contains(c.Message, "kube-apiserver") {
 		t.Fatalf("drift during a rollout must be held and remembered: %+v", f.Status)
 	}
 	// The admin reverts apiserver-b: its enabled entry goes away.
@@ -425,8 +425,8 @@ func TestControllerHoldsDriftCleanupDuringRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ = h.sync(a)
-	if f.Status.State != "TurningOff" {
-		t.Fatalf("the held cleanup must run once the apiservers agree on Off: %+v", f.Status)
+	if f.Status.State != "Disabling" {
+		t.Fatalf("the held cleanup must run once the apiservers agree on Disabled: %+v", f.Status)
 	}
 }
 
@@ -450,8 +450,8 @@ func TestControllerHonoursRequeueAfter(t *testing.T) {
 	h.lifecycles["TestGate"] = lifecycle.Lifecycle{OnDisable: []tasks.Task{countingTask{steps: &steps}}}
 	h.features = featuresfake.NewClientset(&featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Off", Management: "CommandLine"},
-		Status: featuresv1alpha1.FeatureStatus{State: "TurningOff", Tasks: []featuresv1alpha1.FeatureTask{{Name: "count-steps"}},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Disabled", Management: "CommandLine"},
+		Status: featuresv1alpha1.FeatureStatus{State: "Disabling", Tasks: []featuresv1alpha1.FeatureTask{{Name: "count-steps"}},
 			Uses: []featuresv1alpha1.FeatureUse{{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}}}},
 	})
 	a := h.controller("apiserver-a", false)
@@ -480,7 +480,7 @@ func TestControllerHonoursRequeueAfter(t *testing.T) {
 func TestControllerRetiresRenamedFeatures(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	old := testGateFeature("On", "On", featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-a"}})
+	old := testGateFeature("Enabled", "Enabled", featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-a"}})
 	old.Name, old.UID = "test-g-ate", "old-uid"
 	h.features = featuresfake.NewClientset(old)
 	a := h.controller("apiserver-a", true)
@@ -494,7 +494,7 @@ func TestControllerRetiresRenamedFeatures(t *testing.T) {
 	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), old.Name, metav1.GetOptions{}); err != nil {
 		t.Fatalf("the old Feature must be kept until the current one exists: %v", err)
 	}
-	current := testGateFeature("On", "On")
+	current := testGateFeature("Enabled", "Enabled")
 	if err := indexer.Add(current); err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +547,7 @@ func TestControllerDeletesExpiredReports(t *testing.T) {
 func TestControllerHoldsSampleChanges(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(testGateFeature("On", "On"))
+	h.features = featuresfake.NewClientset(testGateFeature("Enabled", "Enabled"))
 	h.reports = []*featuresv1alpha1.FeatureReport{h.report("kube-apiserver", "apiserver-a", true)}
 	for i := range 10 {
 		h.reports = append(h.reports, h.report("kubelet", fmt.Sprintf("node-%d", i), true))
@@ -609,7 +609,7 @@ func (h *harness) apiserverReport(id string, enabled bool, mode featuresv1alpha1
 func TestControllerManagementFollowsTheAPIServers(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.features = featuresfake.NewClientset(testGateFeature("On", "On"))
+	h.features = featuresfake.NewClientset(testGateFeature("Enabled", "Enabled"))
 	a := h.controller("apiserver-a", true)
 	h.controller("apiserver-b", true)
 	h.renew(a, "apiserver-b")
@@ -630,26 +630,26 @@ func TestControllerManagementFollowsTheAPIServers(t *testing.T) {
 	// The rollout finishes: both opt the gate into Dynamic.
 	h.reports[1] = h.apiserverReport("apiserver-b", true, featuresv1alpha1.FeatureManagementDynamic)
 	f, _ = h.sync(c)
-	if f.Spec.Management != "Dynamic" || f.Spec.DesiredState != "On" {
+	if f.Spec.Management != "Dynamic" || f.Spec.DesiredState != "Enabled" {
 		t.Fatalf("once the apiservers agree, management is theirs and desired state stays: %+v", f.Spec)
 	}
 	// A client turns it off: the apiservers' values do not vote, the
-	// Feature goes TurningOff, and an event names who did it.
+	// Feature goes Disabling, and an event names who did it.
 	recorder := record.NewFakeRecorder(10)
 	useRecorder(c, recorder)
-	f.Spec.DesiredState = "Off"
+	f.Spec.DesiredState = "Disabled"
 	f.Generation++
 	f.Annotations = map[string]string{featuresv1alpha1.DesiredStateSetByAnnotation: fmt.Sprintf("alice (generation %d)", f.Generation)}
 	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Update(context.Background(), f, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f, _ = h.sync(c)
-	if f.Spec.DesiredState != "Off" || f.Status.State != "TurningOff" {
+	if f.Spec.DesiredState != "Disabled" || f.Status.State != "Disabling" {
 		t.Fatalf("a Dynamic Feature's desired state is the client's: %+v %+v", f.Spec, f.Status.State)
 	}
 	found := false
 	for len(recorder.Events) > 0 {
-		if e := <-recorder.Events; strings.Contains(e, "DesiredStateSet alice set spec.desiredState to Off") {
+		if e := <-recorder.Events; strings.Contains(e, "DesiredStateSet alice set spec.desiredState to Disabled") {
 			found = true
 		}
 	}

@@ -36,7 +36,7 @@ import (
 )
 
 // customResources knows which CRDs bind fields, values or kinds to which
-// Features (crdbindings), for the tasks of third parties' TurningOff.
+// Features (crdbindings), for the tasks of third parties' Disabling.
 type customResources struct {
 	informer cache.SharedIndexInformer
 }
@@ -69,7 +69,7 @@ func newCustomResources(client dynamic.Interface, resync time.Duration, enqueue 
 // run runs the informer until ctx ends.
 func (r *customResources) run(ctx context.Context) { r.informer.RunWithContext(ctx) }
 
-// tasks are the tasks of f's TurningOff for the CRDs bound to it, one per
+// tasks are the tasks of f's Disabling for the CRDs bound to it, one per
 // CRD, in the order of the CRDs' names.
 func (r *customResources) tasks(f *featuresv1alpha1.Feature) []tasks.Task {
 	if r == nil {

@@ -32,7 +32,7 @@ var (
 		Namespace:      "apiserver",
 		Subsystem:      metricsSubsystem,
 		Name:           "state",
-		Help:           "1 for the state a Feature is in (On, Off, TurningOn, TurningOff), 0 for the others, as seen by its leader.",
+		Help:           "1 for the state a Feature is in (Enabled, Disabled, Enabling, Disabling), 0 for the others, as seen by its leader.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"feature", "state"})
 	transitionsTotal = metrics.NewCounterVec(&metrics.CounterOpts{

@@ -48,13 +48,13 @@ const (
 	residueSample = 5
 )
 
-// residueTarget is one inspecting task of an Off Feature this apiserver
+// residueTarget is one inspecting task of an Disabled Feature this apiserver
 // leads: what the scan checks each object of the task's resources against.
 type residueTarget struct {
 	feature string
 	task    string
 	in      tasks.Inspector
-	// turningOn says in is of a TurningOn task: it finds the stored
+	// turningOn says in is of a Enabling task: it finds the stored
 	// objects that turning the feature on waits for.
 	turningOn bool
 }
@@ -77,22 +77,22 @@ func (f residueFinding) message(gr string) string {
 }
 
 // residueScanner is the low-rate background pass that exposes the KEP's
-// third state: a Feature that is Off while stored objects still use what
+// third state: a Feature that is Disabled while stored objects still use what
 // its gate guards (data restored from a backup, written by an older
 // apiserver during a rolling update). One pass reads every resource that an
-// inspecting TurningOff task (ClearFields, WaitForAbsence; opt-in ones only
-// if opted in) of an Off Feature this apiserver leads looks at, once per
+// inspecting Disabling task (ClearFields, WaitForAbsence; opt-in ones only
+// if opted in) of an Disabled Feature this apiserver leads looks at, once per
 // resource however many Features look at it, a page at a time; an object
 // one of them holds is a finding for its Feature, which the next sync turns
-// into TurningOff (see transitions.reenterOnResidue). Read-only; nothing is
+// into Disabling (see transitions.reenterOnResidue). Read-only; nothing is
 // written while nothing is found.
 type residueScanner struct {
 	// features lists the Features of kube-system.
 	features featureslisters.FeatureLister
 	// leads says whether this apiserver knows f's gate and leads f.
 	leads func(f *featuresv1alpha1.Feature) bool
-	// tasksFor returns the tasks of a gate's transition (TurningOn or
-	// TurningOff).
+	// tasksFor returns the tasks of a gate's transition (Enabling or
+	// Disabling).
 	tasksFor func(gate string, transition featuresv1alpha1.FeatureState) []tasks.Task
 	// stores opens the resources' registry stores.
 	stores migrator.Stores
@@ -106,7 +106,7 @@ type residueScanner struct {
 	mu sync.Mutex
 	// found maps a Feature's name to what was found for it.
 	found map[string]residueFound
-	// uses maps the name of an On Feature that blocks a version change
+	// uses maps the name of an Enabled Feature that blocks a version change
 	// (TurnsOffAtTarget) to the stored objects that use it, as the last
 	// pass counted them (usecount.go).
 	uses map[string]string
@@ -118,17 +118,17 @@ type residueFound struct {
 	gr      string
 }
 
-// targets returns, by resource, the inspecting tasks of the Off Features
+// targets returns, by resource, the inspecting tasks of the Disabled Features
 // this apiserver leads (opt-in tasks only once the Feature opted in).
 func (s *residueScanner) targets() map[schema.GroupResource][]residueTarget {
 	settledOff := func(f *featuresv1alpha1.Feature) bool {
-		return f.Status.State == featuresv1alpha1.FeatureStateOff && f.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOff && len(f.Status.Tasks) == 0
+		return f.Status.State == featuresv1alpha1.FeatureStateDisabled && f.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateDisabled && len(f.Status.Tasks) == 0
 	}
-	return s.inspectorsOf(settledOff, featuresv1alpha1.FeatureStateTurningOff, true)
+	return s.inspectorsOf(settledOff, featuresv1alpha1.FeatureStateDisabling, true)
 }
 
 // inspectorsOf returns, by resource, the inspectors of the tasks of
-// transition (TurningOff or TurningOn) of the Features keep selects among
+// transition (Disabling or Enabling) of the Features keep selects among
 // those this apiserver knows and leads; optedInOnly leaves out the opt-in
 // tasks a Feature has not opted in to.
 func (s *residueScanner) inspectorsOf(keep func(*featuresv1alpha1.Feature) bool, transition featuresv1alpha1.FeatureState, optedInOnly bool) map[schema.GroupResource][]residueTarget {
@@ -150,7 +150,7 @@ func (s *residueScanner) inspectorsOf(keep func(*featuresv1alpha1.Feature) bool,
 				continue
 			}
 			for _, gr := range in.Resources() {
-				out[gr] = append(out[gr], residueTarget{feature: f.Name, task: t.Name(), in: in, turningOn: transition == featuresv1alpha1.FeatureStateTurningOn})
+				out[gr] = append(out[gr], residueTarget{feature: f.Name, task: t.Name(), in: in, turningOn: transition == featuresv1alpha1.FeatureStateEnabling})
 			}
 		}
 	}
@@ -171,9 +171,9 @@ func (s *residueScanner) run(ctx context.Context, interval time.Duration) {
 		start := time.Now()
 		read, err := s.pass(ctx)
 		if err != nil && ctx.Err() == nil {
-			logger.Error(err, "Scanning stored objects of Off features")
+			logger.Error(err, "Scanning stored objects of Disabled features")
 		}
-		logger.V(2).Info("Scanned stored objects of Off features", "objects", read, "duration", time.Since(start))
+		logger.V(2).Info("Scanned stored objects of Disabled features", "objects", read, "duration", time.Since(start))
 		start = time.Now()
 		read, err = s.countUses(ctx)
 		if err != nil && ctx.Err() == nil {

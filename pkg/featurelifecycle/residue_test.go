@@ -58,12 +58,12 @@ func (p podStores) Store(gr schema.GroupResource) (migrator.Store, error) {
 	return p.store, nil
 }
 
-// TestControllerReentersTurningOffOnResidue: a Feature that is Off while a
+// TestControllerReentersDisablingOnResidue: a Feature that is Disabled while a
 // stored pod still uses what its gate guards (restored from a backup) is
-// found by the residue scan, goes back to TurningOff with StoredDataRemains
-// naming the pod, waits for it to be deleted, and is Off again with the
+// found by the residue scan, goes back to Disabling with StoredDataRemains
+// naming the pod, waits for it to be deleted, and is Disabled again with the
 // condition False. Opt-in tasks nobody opted in to are not scanned.
-func TestControllerReentersTurningOffOnResidue(t *testing.T) {
+func TestControllerReentersDisablingOnResidue(t *testing.T) {
 	t.Parallel()
 	store := &podStore{pods: []api.Pod{
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "plain"}},
@@ -78,14 +78,14 @@ func TestControllerReentersTurningOffOnResidue(t *testing.T) {
 			func(*api.Pod) bool { scannedOptIn = true; return false })),
 		tasks.WaitForAbsence("wait-for-no-pods", "Wait for pods with spec.hostnameOverride.", api.Resource("pods"), "spec.hostnameOverride", uses),
 	}}
-	off := testGateFeature("Off", "Off")
+	off := testGateFeature("Disabled", "Disabled")
 	h.features = featuresfake.NewClientset(off)
 	a := h.controller("apiserver-a", false)
 	a.residue.pageInterval = 0
 
 	f, _ := h.sync(a)
-	if f.Status.State != "Off" {
-		t.Fatalf("the Feature must be Off: %+v", f.Status)
+	if f.Status.State != "Disabled" {
+		t.Fatalf("the Feature must be Disabled: %+v", f.Status)
 	}
 	if read, err := a.residue.pass(context.Background()); err != nil || read != 2 {
 		t.Fatalf("pass: %d objects read, %v", read, err)
@@ -95,10 +95,10 @@ func TestControllerReentersTurningOffOnResidue(t *testing.T) {
 	}
 	f, _ = h.sync(a)
 	c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains)
-	if f.Status.State != "TurningOff" || c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "ns/restored") || strings.Contains(c.Message, "ns/plain") {
-		t.Fatalf("the residue must send the Feature back to TurningOff naming the pod: %+v", f.Status)
+	if f.Status.State != "Disabling" || c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "ns/restored") || strings.Contains(c.Message, "ns/plain") {
+		t.Fatalf("the residue must send the Feature back to Disabling naming the pod: %+v", f.Status)
 	}
-	if f, _ = h.sync(a); f.Status.State != "TurningOff" {
+	if f, _ = h.sync(a); f.Status.State != "Disabling" {
 		t.Fatalf("a finding is acted on once: %+v", f.Status)
 	}
 
@@ -106,13 +106,13 @@ func TestControllerReentersTurningOffOnResidue(t *testing.T) {
 	store.pods = store.pods[:1]
 	for range 10 {
 		h.advance(2 * time.Minute)
-		if f, _ = h.sync(a); f.Status.State == "Off" {
+		if f, _ = h.sync(a); f.Status.State == "Disabled" {
 			break
 		}
 	}
 	c = meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains)
-	if f.Status.State != "Off" || c == nil || c.Status != metav1.ConditionFalse {
-		t.Fatalf("the Feature must be Off again with StoredDataRemains False: %+v", f.Status)
+	if f.Status.State != "Disabled" || c == nil || c.Status != metav1.ConditionFalse {
+		t.Fatalf("the Feature must be Disabled again with StoredDataRemains False: %+v", f.Status)
 	}
 	// The cache catches up with the stored Feature, as an informer would.
 	if err := a.informers.Features().V1alpha1().Features().Informer().GetIndexer().Update(f); err != nil {
@@ -121,7 +121,7 @@ func TestControllerReentersTurningOffOnResidue(t *testing.T) {
 	if read, err := a.residue.pass(context.Background()); err != nil || read != 1 {
 		t.Fatalf("pass: %d objects read, %v", read, err)
 	}
-	if f, _ = h.sync(a); f.Status.State != "Off" {
-		t.Fatalf("nothing left: the Feature stays Off: %+v", f.Status)
+	if f, _ = h.sync(a); f.Status.State != "Disabled" {
+		t.Fatalf("nothing left: the Feature stays Disabled: %+v", f.Status)
 	}
 }

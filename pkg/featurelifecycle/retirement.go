@@ -70,7 +70,7 @@ func (r *retirement) syncUnknown(ctx context.Context, f *featuresv1alpha1.Featur
 		return 0, err
 	}
 	config := transition.ConfigurationOf(f, live)
-	reported := len(config.On)+len(config.Off) > 0
+	reported := len(config.Enabled)+len(config.Disabled) > 0
 	// Right after a Feature is created, or its uses are reset, nobody
 	// reports a gate that some apiserver knows either: the announcer
 	// creates a Feature before its reporter writes uses. Give the

@@ -318,7 +318,7 @@ func (r *rollouts) health(key, namespace, gate string, scope featuresv1alpha1.Fe
 		component = featuresv1alpha1.APIServerComponent
 	}
 	reporting := map[string]bool{}
-	r.reports.Each(namespace, gate, reports.Pair{Component: component, Enabled: to == featuresv1alpha1.FeatureDesiredStateOn}, func(rep *reports.Report) bool {
+	r.reports.Each(namespace, gate, reports.Pair{Component: component, Enabled: to == featuresv1alpha1.FeatureDesiredStateEnabled}, func(rep *reports.Report) bool {
 		reporting[rep.Identity] = true
 		return true
 	})
@@ -490,9 +490,9 @@ func stepSelectors(r *featuresv1alpha1.FeatureRollout, scope featuresv1alpha1.Fe
 // to itself when every use already reports it (nothing to roll out), else
 // the other value.
 func rolloutFrom(previous *featuresv1alpha1.FeatureRolloutStatus, uses []featuresv1alpha1.FeatureUse, to featuresv1alpha1.FeatureDesiredState) featuresv1alpha1.FeatureDesiredState {
-	other := featuresv1alpha1.FeatureDesiredStateOn
-	if to == featuresv1alpha1.FeatureDesiredStateOn {
-		other = featuresv1alpha1.FeatureDesiredStateOff
+	other := featuresv1alpha1.FeatureDesiredStateEnabled
+	if to == featuresv1alpha1.FeatureDesiredStateEnabled {
+		other = featuresv1alpha1.FeatureDesiredStateDisabled
 	}
 	if previous != nil {
 		if previous.Phase.Final() && previous.Phase != featuresv1alpha1.FeatureRolloutComplete {
@@ -508,7 +508,7 @@ func rolloutFrom(previous *featuresv1alpha1.FeatureRolloutStatus, uses []feature
 		return other
 	}
 	for _, u := range uses {
-		if u.Enabled != (to == featuresv1alpha1.FeatureDesiredStateOn) {
+		if u.Enabled != (to == featuresv1alpha1.FeatureDesiredStateEnabled) {
 			return other
 		}
 	}

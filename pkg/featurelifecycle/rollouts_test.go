@@ -60,7 +60,7 @@ func newRolloutFixture(t *testing.T, n int) *rolloutFixture {
 	x.r = &rollouts{nodes: corelisters.NewNodeLister(x.nodes), reports: x.index}
 	x.feature = &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "extend-web-sockets-to-kubelet", Namespace: KubeNamespace, UID: "uid-1", Generation: 2},
-		Spec: featuresv1alpha1.FeatureSpec{Gate: "ExtendWebSocketsToKubelet", DesiredState: featuresv1alpha1.FeatureDesiredStateOn,
+		Spec: featuresv1alpha1.FeatureSpec{Gate: "ExtendWebSocketsToKubelet", DesiredState: featuresv1alpha1.FeatureDesiredStateEnabled,
 			Management: featuresv1alpha1.FeatureManagementDynamic, Rollout: &featuresv1alpha1.FeatureRollout{
 				Steps: []featuresv1alpha1.FeatureRolloutStep{{Count: 1, SoakSeconds: ptr.To(int32(60))}, {Percent: 50, SoakSeconds: ptr.To(int32(60))},
 					{Percent: 100, SoakSeconds: ptr.To(int32(60))}}}},
@@ -119,7 +119,7 @@ func TestRolloutWidensWhileHealthy(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	r, ev := x.sync(now)
 	if r.Phase != featuresv1alpha1.FeatureRolloutProgressing || r.Step != 1 || r.Members != 1 || r.Candidates != 20 ||
-		r.From != featuresv1alpha1.FeatureDesiredStateOff || r.Cohort.Seed != "uid-1" {
+		r.From != featuresv1alpha1.FeatureDesiredStateDisabled || r.Cohort.Seed != "uid-1" {
 		t.Fatalf("first pass: %+v", r)
 	}
 	if ev == nil || ev.reason != "RolloutStepStarted" {
@@ -208,8 +208,8 @@ func TestRolloutRollsBackOnNotReady(t *testing.T) {
 	if rolling(x.feature) {
 		t.Error("a rolled back rollout counts as rolling")
 	}
-	x.feature.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff
-	if r, _ := x.sync(now.Add(2 * time.Hour)); r.Phase != featuresv1alpha1.FeatureRolloutComplete || r.From != featuresv1alpha1.FeatureDesiredStateOff {
+	x.feature.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateDisabled
+	if r, _ := x.sync(now.Add(2 * time.Hour)); r.Phase != featuresv1alpha1.FeatureRolloutComplete || r.From != featuresv1alpha1.FeatureDesiredStateDisabled {
 		t.Errorf("going back to the old value after a rollback: %+v", r)
 	}
 }
@@ -233,7 +233,7 @@ func TestRolloutPauseAbortAndRemoval(t *testing.T) {
 }
 
 func TestRolloutFrom(t *testing.T) {
-	on, off := featuresv1alpha1.FeatureDesiredStateOn, featuresv1alpha1.FeatureDesiredStateOff
+	on, off := featuresv1alpha1.FeatureDesiredStateEnabled, featuresv1alpha1.FeatureDesiredStateDisabled
 	for _, tc := range []struct {
 		name     string
 		previous *featuresv1alpha1.FeatureRolloutStatus

@@ -97,8 +97,8 @@ func (w *statusWriter) forget(key string) {
 	delete(w.steppedFrom, key)
 }
 
-var allStates = []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff,
-	featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff}
+var allStates = []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled,
+	featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling}
 
 // observeState sets the state gauge of feature.
 func observeState(feature string, state featuresv1alpha1.FeatureState) {

@@ -73,7 +73,7 @@ func targetOf(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatu
 		return nil
 	}
 	desired := f.Spec.DesiredState
-	if desired != featuresv1alpha1.FeatureDesiredStateOn && desired != featuresv1alpha1.FeatureDesiredStateOff {
+	if desired != featuresv1alpha1.FeatureDesiredStateEnabled && desired != featuresv1alpha1.FeatureDesiredStateDisabled {
 		return nil
 	}
 	spec := &featuresv1alpha1.FeatureTargetSpec{

@@ -31,8 +31,8 @@ import (
 
 func TestTargetOf(t *testing.T) {
 	const (
-		on  = featuresv1alpha1.FeatureDesiredStateOn
-		off = featuresv1alpha1.FeatureDesiredStateOff
+		on  = featuresv1alpha1.FeatureDesiredStateEnabled
+		off = featuresv1alpha1.FeatureDesiredStateDisabled
 	)
 	feature := func(m featuresv1alpha1.FeatureManagement, desired featuresv1alpha1.FeatureDesiredState, rollout bool) *featuresv1alpha1.Feature {
 		f := &featuresv1alpha1.Feature{Spec: featuresv1alpha1.FeatureSpec{Gate: "PodDeletionCost", Management: m, DesiredState: desired}}
@@ -97,7 +97,7 @@ func TestPublish(t *testing.T) {
 	f := &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "pod-deletion-cost", Namespace: "kube-system", UID: "uid-1"},
 		Spec: featuresv1alpha1.FeatureSpec{Gate: "PodDeletionCost", Management: featuresv1alpha1.FeatureManagementDynamic,
-			DesiredState: featuresv1alpha1.FeatureDesiredStateOn},
+			DesiredState: featuresv1alpha1.FeatureDesiredStateEnabled},
 	}
 	targets := client.FeaturesV1alpha1().FeatureTargets("kube-system")
 	publish := func() *featuresv1alpha1.FeatureTarget {
@@ -128,7 +128,7 @@ func TestPublish(t *testing.T) {
 	}
 
 	got := publish()
-	if got == nil || got.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || len(got.OwnerReferences) != 1 || got.OwnerReferences[0].UID != "uid-1" {
+	if got == nil || got.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled || len(got.OwnerReferences) != 1 || got.OwnerReferences[0].UID != "uid-1" {
 		t.Fatalf("created target %+v", got)
 	}
 	before := writes()
@@ -136,8 +136,8 @@ func TestPublish(t *testing.T) {
 	if writes() != before {
 		t.Errorf("an unchanged target was written: %v", client.Actions()[before:])
 	}
-	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff
-	if got := publish(); got == nil || got.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
+	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateDisabled
+	if got := publish(); got == nil || got.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateDisabled {
 		t.Fatalf("updated target %+v", got)
 	}
 	f.Spec.Management = featuresv1alpha1.FeatureManagementCommandLine

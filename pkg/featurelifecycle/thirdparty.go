@@ -63,16 +63,16 @@ func thirdPartyDesired(f *featuresv1alpha1.Feature) featuresv1alpha1.FeatureDesi
 	case f.Spec.DesiredState != "":
 		return f.Spec.DesiredState
 	case f.Spec.Declaration != nil && f.Spec.Declaration.Default:
-		return featuresv1alpha1.FeatureDesiredStateOn
+		return featuresv1alpha1.FeatureDesiredStateEnabled
 	default:
-		return featuresv1alpha1.FeatureDesiredStateOff
+		return featuresv1alpha1.FeatureDesiredStateDisabled
 	}
 }
 
 // thirdPartyTasks are the tasks of a third party's transition into target:
 // wait until the declared components' live reports (every reporter's in
 // the namespace, when none are declared) leave the old value, then the
-// tasks of TurningOff for the CRDs that bind fields, values or kinds to the
+// tasks of Disabling for the CRDs that bind fields, values or kinds to the
 // Feature (tasks.CustomResources), then the declared tasks of that
 // transition, which their owners complete. The gate is not one of this
 // apiserver's, so none of the lifecycle registry's tasks apply, whatever its
@@ -83,7 +83,7 @@ func (t *transitions) thirdPartyTasks(f *featuresv1alpha1.Feature, target featur
 	if d != nil {
 		list[0] = tasks.WaitForUses{Components: d.Components}
 	}
-	if target == featuresv1alpha1.FeatureStateTurningOff {
+	if target == featuresv1alpha1.FeatureStateDisabling {
 		list = append(list, t.crds.tasks(f)...)
 	}
 	if d == nil {

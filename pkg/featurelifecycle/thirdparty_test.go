@@ -41,7 +41,7 @@ func TestControllerAggregatesUsesOutsideKubeSystem(t *testing.T) {
 	h := newHarness(t)
 	third := &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "acme-gate", Namespace: "acme", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "AcmeGate", DesiredState: "Off", Management: "CommandLine"},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "AcmeGate", DesiredState: "Disabled", Management: "CommandLine"},
 	}
 	h.features = featuresfake.NewClientset(third)
 	a := h.controller("apiserver-a", true)
@@ -75,7 +75,7 @@ func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
 	// Named as a kube-system gate with tasks would be: none of them apply.
 	third := &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "acme", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "On", Management: "Dynamic"},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Enabled", Management: "Dynamic"},
 	}
 	h.features = featuresfake.NewClientset(third)
 	steps := 0
@@ -106,18 +106,18 @@ func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
 	}
 	report(true)
 	f := sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateOn || len(f.Status.Tasks) != 0 {
-		t.Fatalf("a new Dynamic Feature desired On: %s %+v", f.Status.State, f.Status.Tasks)
+	if f.Status.State != featuresv1alpha1.FeatureStateEnabled || len(f.Status.Tasks) != 0 {
+		t.Fatalf("a new Dynamic Feature desired Enabled: %s %+v", f.Status.State, f.Status.Tasks)
 	}
 	if meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed) != nil {
 		t.Errorf("a third party's Feature has ConfigurationAgreed: %+v", f.Status.Conditions)
 	}
 	if !meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
-		t.Errorf("On as desired, not Converged: %+v", f.Status.Conditions)
+		t.Errorf("Enabled as desired, not Converged: %+v", f.Status.Conditions)
 	}
 
-	// Asked Off: TurningOff, waiting for the reporter only.
-	f.Spec.DesiredState, f.Generation = "Off", 2
+	// Asked Disabled: Disabling, waiting for the reporter only.
+	f.Spec.DesiredState, f.Generation = "Disabled", 2
 	if _, err := h.features.FeaturesV1alpha1().Features("acme").Update(context.Background(), f, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +125,8 @@ func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != tasks.WaitForUsesName {
-		t.Fatalf("asked Off: %s %+v, want TurningOff with %s only", f.Status.State, f.Status.Tasks, tasks.WaitForUsesName)
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != tasks.WaitForUsesName {
+		t.Fatalf("asked Disabled: %s %+v, want Disabling with %s only", f.Status.State, f.Status.Tasks, tasks.WaitForUsesName)
 	}
 	if !strings.Contains(f.Status.Tasks[0].Message, "acme-controller (pod-1)") {
 		t.Errorf("the wait does not name the reporter: %q", f.Status.Tasks[0].Message)
@@ -136,14 +136,14 @@ func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
 	f = sync()
 	h.advance(tasks.WaitForUsesSettle + time.Second)
 	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateOff || len(f.Status.Tasks) != 0 || f.Status.ObservedGeneration != 2 {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabled || len(f.Status.Tasks) != 0 || f.Status.ObservedGeneration != 2 {
 		t.Fatalf("once the reporter is off: %s %+v (observed generation %d)", f.Status.State, f.Status.Tasks, f.Status.ObservedGeneration)
 	}
 	if steps != 0 {
 		t.Errorf("kube-system's TestGate task ran %d steps for a third party's gate of the same name", steps)
 	}
-	if n, err := metricstestutil.GetCounterMetricValue(transitionsTotal.WithLabelValues(ThirdPartyMetricFeature, "TurningOff", "Off")); err != nil || n < 1 {
-		t.Errorf("the transition to Off is not counted under %s: %v %v", ThirdPartyMetricFeature, n, err)
+	if n, err := metricstestutil.GetCounterMetricValue(transitionsTotal.WithLabelValues(ThirdPartyMetricFeature, "Disabling", "Disabled")); err != nil || n < 1 {
+		t.Errorf("the transition to Disabled is not counted under %s: %v %v", ThirdPartyMetricFeature, n, err)
 	}
 }
 
@@ -160,8 +160,8 @@ func TestControllerLeadsDeclaredFeatures(t *testing.T) {
 		Spec: featuresv1alpha1.FeatureSpec{Gate: "Widgets", Management: "Dynamic", Declaration: &featuresv1alpha1.FeatureDeclaration{
 			PreRelease: featuresv1alpha1.FeaturePreReleaseBeta, Default: true, Components: []string{"acme-controller"},
 			Tasks: []featuresv1alpha1.FeatureDeclaredTask{
-				{Name: "migrate-widgets", Description: "Move widgets to the old format.", Transition: "TurningOff", Owner: "acme-controller"},
-				{Name: "warm-cache", Transition: "TurningOn", Owner: "acme-controller"},
+				{Name: "migrate-widgets", Description: "Move widgets to the old format.", Transition: "Disabling", Owner: "acme-controller"},
+				{Name: "warm-cache", Transition: "Enabling", Owner: "acme-controller"},
 			},
 		}},
 	}
@@ -202,25 +202,25 @@ func TestControllerLeadsDeclaredFeatures(t *testing.T) {
 	report("acme-controller", true)
 	report("acme-dashboard", true) // not a declared component
 	f := sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateOn || f.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseBeta ||
+	if f.Status.State != featuresv1alpha1.FeatureStateEnabled || f.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseBeta ||
 		f.Status.Default == nil || !*f.Status.Default {
-		t.Fatalf("a declared Feature with default true: %s, preRelease %q, default %v; want On, Beta, true", f.Status.State, f.Status.PreRelease, f.Status.Default)
+		t.Fatalf("a declared Feature with default true: %s, preRelease %q, default %v; want Enabled, Beta, true", f.Status.State, f.Status.PreRelease, f.Status.Default)
 	}
 
-	// Asked Off: wait-for-uses, then the owner's task.
-	f.Spec.DesiredState, f.Generation = "Off", 2
+	// Asked Disabled: wait-for-uses, then the owner's task.
+	f.Spec.DesiredState, f.Generation = "Disabled", 2
 	update(f)
 	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) != 2 ||
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || len(f.Status.Tasks) != 2 ||
 		f.Status.Tasks[1].Name != "migrate-widgets" || f.Status.Tasks[1].Owner != "acme-controller" {
-		t.Fatalf("asked Off: %s %+v, want TurningOff with %s and migrate-widgets owned by acme-controller", f.Status.State, f.Status.Tasks, tasks.WaitForUsesName)
+		t.Fatalf("asked Disabled: %s %+v, want Disabling with %s and migrate-widgets owned by acme-controller", f.Status.State, f.Status.Tasks, tasks.WaitForUsesName)
 	}
 	report("acme-controller", false) // acme-dashboard stays on: not declared, it does not hold the transition
 	h.advance(tasks.WaitForUsesSettle + time.Second)
 	f = sync()
 	h.advance(tasks.WaitForUsesSettle + time.Second)
 	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != "migrate-widgets" {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != "migrate-widgets" {
 		t.Fatalf("once the declared component is off: %s %+v, want the owner's task left", f.Status.State, f.Status.Tasks)
 	}
 	if !strings.Contains(f.Status.Tasks[0].Message, "waiting for component acme-controller") {
@@ -240,16 +240,16 @@ func TestControllerLeadsDeclaredFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateOff || len(f.Status.Tasks) != 0 {
-		t.Fatalf("once the owner marked its task done: %s %+v, want Off", f.Status.State, f.Status.Tasks)
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabled || len(f.Status.Tasks) != 0 {
+		t.Fatalf("once the owner marked its task done: %s %+v, want Disabled", f.Status.State, f.Status.Tasks)
 	}
 
-	// Back to the default (desiredState unset): TurningOn with its own task.
+	// Back to the default (desiredState unset): Enabling with its own task.
 	f.Spec.DesiredState, f.Generation = "", 3
 	update(f)
 	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOn || len(f.Status.Tasks) != 2 || f.Status.Tasks[1].Name != "warm-cache" {
-		t.Fatalf("back to the default On: %s %+v, want TurningOn with warm-cache", f.Status.State, f.Status.Tasks)
+	if f.Status.State != featuresv1alpha1.FeatureStateEnabling || len(f.Status.Tasks) != 2 || f.Status.Tasks[1].Name != "warm-cache" {
+		t.Fatalf("back to the default Enabled: %s %+v, want Enabling with warm-cache", f.Status.State, f.Status.Tasks)
 	}
 }
 

@@ -94,7 +94,7 @@ func (t *transitions) desiredState(ctx context.Context, f *featuresv1alpha1.Feat
 		// A client sets desired state; the apiservers' values follow it
 		// and do not vote. A Feature just made Dynamic keeps the desired
 		// state it had (the apiservers' configured value).
-		v.config.On, v.config.Off = nil, nil
+		v.config.Enabled, v.config.Disabled = nil, nil
 		if v.desired == "" {
 			v.desired, _ = transition.Desired(transition.ConfigurationOf(f, voters), "")
 		}
@@ -150,9 +150,9 @@ func (t *transitions) next(ctx context.Context, f *featuresv1alpha1.Feature, spe
 		// A finished last task completes the transition in the same write.
 		t.step(f, status, v.desired, plan, after)
 	}
-	if status.State == featuresv1alpha1.FeatureStateOff && meta.IsStatusConditionTrue(status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains) {
+	if status.State == featuresv1alpha1.FeatureStateDisabled && meta.IsStatusConditionTrue(status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains) {
 		transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains, false, f.Generation,
-			"TasksRanAgain", "the TurningOff tasks ran again after stored data was found", metav1.NewTime(now))
+			"TasksRanAgain", "the Disabling tasks ran again after stored data was found", metav1.NewTime(now))
 	}
 	transition.SetConditions(status, f.Generation, v.desired, v.config, v.agreed, held, metav1.NewTime(now))
 	if s := t.versions.safety; s != nil {
@@ -187,38 +187,38 @@ func desiredStateSetBy(f *featuresv1alpha1.Feature) (string, bool) {
 	return by, true
 }
 
-// cleanUpDrift handles a component reporting the feature on while it is Off:
-// it may have written data the feature adds, so the TurningOff tasks run
+// cleanUpDrift handles a component reporting the feature on while it is Disabled:
+// it may have written data the feature adds, so the Disabling tasks run
 // again. While the apiservers disagree (an admin is rolling a flag change
 // through them) the cleanup is held, so the rollout does not flap the state;
-// it is remembered in UsesAgree and runs if the apiservers settle on Off.
+// it is remembered in UsesAgree and runs if the apiservers settle on Disabled.
 // It returns the message of a held cleanup, or "".
 func (t *transitions) cleanUpDrift(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, agreed bool, plan transition.Plan, after *outbox) string {
 	drift := transition.Drift(status.State, status.Uses)
-	if status.State != featuresv1alpha1.FeatureStateOff || (len(drift) == 0 && !transition.CleanupHeld(&f.Status)) {
+	if status.State != featuresv1alpha1.FeatureStateDisabled || (len(drift) == 0 && !transition.CleanupHeld(&f.Status)) {
 		return ""
 	}
 	if !agreed {
 		if len(drift) == 0 {
-			return "the feature was reported enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off"
+			return "the feature was reported enabled while it is Disabled and the apiservers disagree (a rollout); the Disabling tasks run again if they settle on Disabled"
 		}
-		return fmt.Sprintf("%s reported the feature enabled while it is Off and the apiservers disagree (a rollout); the TurningOff tasks run again if they settle on Off", strings.Join(drift, ", "))
+		return fmt.Sprintf("%s reported the feature enabled while it is Disabled and the apiservers disagree (a rollout); the Disabling tasks run again if they settle on Disabled", strings.Join(drift, ", "))
 	}
-	status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
+	status.State, status.Tasks = featuresv1alpha1.FeatureStateDisabling, plan(featuresv1alpha1.FeatureStateDisabling)
 	after.add(func() {
-		t.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Off; running the TurningOff tasks again", drift)
-		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+		t.recorder.Eventf(f, corev1.EventTypeWarning, "UsesDrifted", "%v reported the feature enabled while it is Disabled; running the Disabling tasks again", drift)
+		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateDisabled), string(featuresv1alpha1.FeatureStateDisabling)).Inc()
 	})
 	return ""
 }
 
-// reenterOnResidue sends an Off Feature back to TurningOff when the
+// reenterOnResidue sends an Disabled Feature back to Disabling when the
 // residue scan found stored objects that still use what its gate guards,
 // with the StoredDataRemains condition naming them (next turns it False
-// once the Feature is Off again). While the apiservers disagree the
+// once the Feature is Disabled again). While the apiservers disagree the
 // finding is kept for later.
 func (t *transitions) reenterOnResidue(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, v vote, plan transition.Plan, now time.Time, after *outbox) {
-	if status.State != featuresv1alpha1.FeatureStateOff || v.desired != featuresv1alpha1.FeatureDesiredStateOff {
+	if status.State != featuresv1alpha1.FeatureStateDisabled || v.desired != featuresv1alpha1.FeatureDesiredStateDisabled {
 		// A transition runs the tasks anyway (or the feature turns on):
 		// what was found is stale.
 		if _, forget := t.residue.take(f.Name); forget != nil {
@@ -230,13 +230,13 @@ func (t *transitions) reenterOnResidue(f *featuresv1alpha1.Feature, status *feat
 	if message == "" || !v.agreed {
 		return
 	}
-	status.State, status.Tasks = featuresv1alpha1.FeatureStateTurningOff, plan(featuresv1alpha1.FeatureStateTurningOff)
+	status.State, status.Tasks = featuresv1alpha1.FeatureStateDisabling, plan(featuresv1alpha1.FeatureStateDisabling)
 	transition.SetCondition(&status.Conditions, featuresv1alpha1.FeatureConditionStoredDataRemains, true, f.Generation,
 		"Found", message, metav1.NewTime(now))
 	after.add(func() {
 		forget()
-		t.recorder.Eventf(f, corev1.EventTypeWarning, "StoredDataRemains", "The feature is Off but %s; running the TurningOff tasks again", message)
-		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateOff), string(featuresv1alpha1.FeatureStateTurningOff)).Inc()
+		t.recorder.Eventf(f, corev1.EventTypeWarning, "StoredDataRemains", "The feature is Disabled but %s; running the Disabling tasks again", message)
+		transitionsTotal.WithLabelValues(metricFeature(f), string(featuresv1alpha1.FeatureStateDisabled), string(featuresv1alpha1.FeatureStateDisabling)).Inc()
 	})
 }
 
@@ -254,7 +254,7 @@ func (t *transitions) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1
 	after.add(func() {
 		transitionsTotal.WithLabelValues(metricFeature(f), string(r.From), string(r.To)).Inc()
 		switch r.To {
-		case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
+		case featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling:
 			t.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionStarted", "%s -> %s (desired %s): %d tasks", r.From, r.To, desired, len(r.Tasks))
 		default:
 			t.recorder.Eventf(f, corev1.EventTypeNormal, "TransitionCompleted", "%s -> %s", r.From, r.To)
@@ -267,7 +267,7 @@ func (t *transitions) step(f *featuresv1alpha1.Feature, status *featuresv1alpha1
 func (t *transitions) tasksFor(gate string, target featuresv1alpha1.FeatureState) []tasks.Task {
 	list := []tasks.Task{tasks.WaitForUses{}}
 	lc := t.lifecycles[featuregate.Feature(gate)]
-	if target == featuresv1alpha1.FeatureStateTurningOn {
+	if target == featuresv1alpha1.FeatureStateEnabling {
 		return append(list, lc.OnEnable...)
 	}
 	return append(list, lc.OnDisable...)
@@ -307,7 +307,7 @@ func (t *transitions) task(f *featuresv1alpha1.Feature, state featuresv1alpha1.F
 		}
 		return nil
 	}
-	if state == featuresv1alpha1.FeatureStateTurningOn || state == featuresv1alpha1.FeatureStateTurningOff {
+	if state == featuresv1alpha1.FeatureStateEnabling || state == featuresv1alpha1.FeatureStateDisabling {
 		for _, task := range t.tasksFor(gate, state) {
 			if task.Name() == name {
 				return task

@@ -32,18 +32,18 @@ import (
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 )
 
-// The UpgradeSafe and DowngradeSafe conditions of a Feature that is On and
+// The UpgradeSafe and DowngradeSafe conditions of a Feature that is Enabled and
 // turns off at the target version (TurnsOffAtTarget) say how many stored
 // objects use it, so that an operator knows what turning it off before
 // the version change will wait for or clear: after each residue pass, the
 // leader counts, for those Features it leads, the stored objects its
-// TurningOff tasks' inspectors find (what clear-fields would clear and
+// Disabling tasks' inspectors find (what clear-fields would clear and
 // wait-for-absence would wait for), with a few names.
 
-// blocksVersionChange says whether f is On and one of its version
+// blocksVersionChange says whether f is Enabled and one of its version
 // conditions is False because its gate turns off at the target.
 func blocksVersionChange(f *featuresv1alpha1.Feature) bool {
-	if f.Status.State != featuresv1alpha1.FeatureStateOn {
+	if f.Status.State != featuresv1alpha1.FeatureStateEnabled {
 		return false
 	}
 	for _, cond := range []string{featuresv1alpha1.FeatureConditionUpgradeSafe, featuresv1alpha1.FeatureConditionDowngradeSafe} {
@@ -54,12 +54,12 @@ func blocksVersionChange(f *featuresv1alpha1.Feature) bool {
 	return false
 }
 
-// turnsOnWithTasks says whether f is Off and one of its version
+// turnsOnWithTasks says whether f is Disabled and one of its version
 // conditions says its gate turns on at the target (TurnsOnAtTarget): its
-// TurningOn tasks (a gate stricter when on, StrictIPCIDRValidation) will
+// Enabling tasks (a gate stricter when on, StrictIPCIDRValidation) will
 // wait for the stored objects they find.
 func turnsOnWithTasks(f *featuresv1alpha1.Feature) bool {
-	if f.Status.State != featuresv1alpha1.FeatureStateOff {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabled {
 		return false
 	}
 	for _, cond := range []string{featuresv1alpha1.FeatureConditionUpgradeSafe, featuresv1alpha1.FeatureConditionDowngradeSafe} {
@@ -70,13 +70,13 @@ func turnsOnWithTasks(f *featuresv1alpha1.Feature) bool {
 	return false
 }
 
-// useTargets returns, by resource, the inspectors of the TurningOff tasks
+// useTargets returns, by resource, the inspectors of the Disabling tasks
 // of the Features this apiserver leads that block a version change (opt-in
-// tasks included: they say what the admin may clear), and of the TurningOn
+// tasks included: they say what the admin may clear), and of the Enabling
 // tasks of those that turn on at a version next to theirs.
 func (s *residueScanner) useTargets() map[schema.GroupResource][]residueTarget {
-	out := s.inspectorsOf(blocksVersionChange, featuresv1alpha1.FeatureStateTurningOff, false)
-	for gr, ts := range s.inspectorsOf(turnsOnWithTasks, featuresv1alpha1.FeatureStateTurningOn, false) {
+	out := s.inspectorsOf(blocksVersionChange, featuresv1alpha1.FeatureStateDisabling, false)
+	for gr, ts := range s.inspectorsOf(turnsOnWithTasks, featuresv1alpha1.FeatureStateEnabling, false) {
 		out[gr] = append(out[gr], ts...)
 	}
 	return out

@@ -39,8 +39,8 @@ func TestUsesSummary(t *testing.T) {
 	}
 }
 
-// TestTurnsOnWithTasks: only an Off Feature whose version condition says
-// it turns on at the target has its TurningOn tasks' objects counted.
+// TestTurnsOnWithTasks: only an Disabled Feature whose version condition says
+// it turns on at the target has its Enabling tasks' objects counted.
 func TestTurnsOnWithTasks(t *testing.T) {
 	feature := func(state featuresv1alpha1.FeatureState, reason string) *featuresv1alpha1.Feature {
 		return &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: state, Conditions: []metav1.Condition{
@@ -51,9 +51,9 @@ func TestTurnsOnWithTasks(t *testing.T) {
 		f    *featuresv1alpha1.Feature
 		want bool
 	}{
-		{feature(featuresv1alpha1.FeatureStateOff, "TurnsOnAtTarget"), true},
-		{feature(featuresv1alpha1.FeatureStateOff, "NothingBlocks"), false},
-		{feature(featuresv1alpha1.FeatureStateOn, "TurnsOnAtTarget"), false},
+		{feature(featuresv1alpha1.FeatureStateDisabled, "TurnsOnAtTarget"), true},
+		{feature(featuresv1alpha1.FeatureStateDisabled, "NothingBlocks"), false},
+		{feature(featuresv1alpha1.FeatureStateEnabled, "TurnsOnAtTarget"), false},
 	} {
 		if got := turnsOnWithTasks(c.f); got != c.want {
 			t.Errorf("turnsOnWithTasks(%s, %s) = %t, want %t", c.f.Status.State, c.f.Status.Conditions[0].Reason, got, c.want)

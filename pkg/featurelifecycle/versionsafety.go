@@ -171,7 +171,7 @@ func (s *versionSafety) checkMove(c *metav1.Condition, f *featuresv1alpha1.Featu
 			if ch.Gate == gate {
 				c.Message += "; " + ch.Message
 				if ch.Reason == "TurnsOnAtTarget" {
-					// Its TurningOn tasks, if any, wait for the stored
+					// Its Enabling tasks, if any, wait for the stored
 					// objects uses names (usecount.go).
 					c.Reason = "TurnsOnAtTarget"
 				}

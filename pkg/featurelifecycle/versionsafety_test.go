@@ -46,36 +46,36 @@ func TestVersionSafety(t *testing.T) {
 		upgrade, downgrd want
 	}{
 		"on by default at 1.37, off by default at 1.36": {
-			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOn, version: "1.37",
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateEnabled, version: "1.37",
 			upgrade: want{"Unknown", "NoVersionKnown", "no version higher than 1.37"},
-			downgrd: want{"False", "TurnsOffAtTarget", "turn it off and wait for its Feature to be Off"},
+			downgrd: want{"False", "TurnsOffAtTarget", "turn it off and wait for its Feature to be Disabled"},
 		},
 		"on, with the stored objects that use it": {
-			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOn, version: "1.37",
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateEnabled, version: "1.37",
 			uses:    "stored objects use it: 12 statefulsets.apps (default/web, ...)",
 			downgrd: want{"False", "TurnsOffAtTarget", "before moving to 1.36, or keep it on at 1.36 with --feature-gates=MaxUnavailableStatefulSet=true (and pass it to this check); stored objects use it: 12 statefulsets.apps (default/web, ...)"},
 		},
 		"pending version-keyed task: both blocked": {
-			gate: "MutatingAdmissionPolicy", state: featuresv1alpha1.FeatureStateOn, version: "1.37",
+			gate: "MutatingAdmissionPolicy", state: featuresv1alpha1.FeatureStateEnabled, version: "1.37",
 			downgrd: want{"False", "VersionTaskPending", "has version-keyed tasks left (migrate-storage-to-1-37 first): wait until they are done before moving to 1.36"},
 		},
 		"off: the downgrade is safe": {
-			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOff, version: "1.37",
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateDisabled, version: "1.37",
 			downgrd: want{"True", "NothingBlocks", "from 1.37 to 1.36"},
 		},
 		"in transition: both blocked": {
-			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateTurningOff, version: "1.36",
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateDisabling, version: "1.36",
 			upgrade: want{"False", "InTransition", "wait until it is settled before moving to 1.37"},
 			downgrd: want{"False", "InTransition", "before moving to 1.35"},
 		},
 		"turns on at the next version": {
-			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateOff, version: "1.36",
+			gate: "MaxUnavailableStatefulSet", state: featuresv1alpha1.FeatureStateDisabled, version: "1.36",
 			upgrade: want{"True", "TurnsOnAtTarget", "it turns on"},
 		},
 		"stricter once on at the next version, with the stored objects it will refuse": {
-			gate: "StrictIPCIDRValidation", state: featuresv1alpha1.FeatureStateOff, version: "1.35",
+			gate: "StrictIPCIDRValidation", state: featuresv1alpha1.FeatureStateDisabled, version: "1.35",
 			uses:    "turning it on waits for stored objects its rules refuse: 1 endpoints (default/sloppy-ip)",
-			upgrade: want{"True", "TurnsOnAtTarget", "it turns on (TurningOn, then On); turning it on waits for stored objects its rules refuse: 1 endpoints (default/sloppy-ip)"},
+			upgrade: want{"True", "TurnsOnAtTarget", "it turns on (Enabling, then Enabled); turning it on waits for stored objects its rules refuse: 1 endpoints (default/sloppy-ip)"},
 			downgrd: want{"True", "NothingBlocks", "from 1.35 to 1.34"},
 		},
 	} {

@@ -38,7 +38,7 @@ import (
 //     emulation version among the live apiservers) moves, its leader
 //     cancels the pending version-keyed tasks the move crosses back and
 //     appends those of the boundaries it crosses, whatever the state. A
-//     Feature that is On or Off may so carry tasks; it is not Converged
+//     Feature that is Enabled or Disabled may so carry tasks; it is not Converged
 //     until they are done.
 //   - A transition that starts keeps them after its own tasks.
 //   - A version-keyed task steps only once every live kube-apiserver

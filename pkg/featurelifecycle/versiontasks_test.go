@@ -51,7 +51,7 @@ func taskList(f *featuresv1alpha1.Feature) string {
 
 // TestControllerRunsVersionTasks moves a Feature's version the way a
 // rolling change of the emulation version does: the upgrade task is
-// queued and runs in the final state On (Converged=False until it is
+// queued and runs in the final state Enabled (Converged=False until it is
 // done, DowngradeSafe and UpgradeSafe False meanwhile); an apiserver that
 // comes back at the lower version queues the downgrade task, which waits
 // until every apiserver emulates that version; and a transition that
@@ -65,24 +65,24 @@ func TestControllerRunsVersionTasks(t *testing.T) {
 		Upgrades:   []lifecycle.OnUpgrade{{To: "1.36", Tasks: []tasks.Task{flakyTask{failures: &zero}}}},
 		Downgrades: []lifecycle.OnDowngrade{{Below: "1.36", Tasks: []tasks.Task{doneTask("down-36")}}},
 	}
-	stored := testGateFeature("On", "On", featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-a"}})
+	stored := testGateFeature("Enabled", "Enabled", featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: true, Reporters: []string{"apiserver-a"}})
 	stored.Status.Version = "1.35"
 	h.features = featuresfake.NewClientset(stored)
 	a := h.controller("apiserver-a", true) // emulates 1.36
 	h.reports = []*featuresv1alpha1.FeatureReport{h.report("kube-apiserver", "apiserver-a", true)}
 	h.reports[0].Annotations = map[string]string{featuresv1alpha1.EmulationVersionAnnotation: "1.36"}
 
-	// 1.35 -> 1.36: the upgrade task is queued and steps in state On.
+	// 1.35 -> 1.36: the upgrade task is queued and steps in state Enabled.
 	f, _ := h.sync(a)
-	if f.Status.Version != "1.36" || f.Status.State != "On" || taskList(f) != "count-to-three" || f.Status.Tasks[0].Progress != "1/3" {
-		t.Fatalf("the move to 1.36 must queue and step the upgrade task in state On: %+v", f.Status)
+	if f.Status.Version != "1.36" || f.Status.State != "Enabled" || taskList(f) != "count-to-three" || f.Status.Tasks[0].Progress != "1/3" {
+		t.Fatalf("the move to 1.36 must queue and step the upgrade task in state Enabled: %+v", f.Status)
 	}
 	if c := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged); c == nil || c.Status != metav1.ConditionFalse {
 		t.Fatalf("a pending version-keyed task is not Converged: %+v", c)
 	}
 	f, _ = h.sync(a)
 	f, _ = h.sync(a)
-	if f.Status.State != "On" || len(f.Status.Tasks) != 0 || !meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
+	if f.Status.State != "Enabled" || len(f.Status.Tasks) != 0 || !meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
 		t.Fatalf("the upgrade task must finish and the Feature converge: %+v", f.Status)
 	}
 
@@ -113,7 +113,7 @@ func TestControllerRunsVersionTasks(t *testing.T) {
 
 	// A transition that starts meanwhile keeps the pending task after its
 	// own; the transition's tasks run, the version-keyed one still waits,
-	// so the Feature stays TurningOff.
+	// so the Feature stays Disabling.
 	// Both apiservers report the gate off now, renewed as time passes.
 	reportOff := func() {
 		h.renew(a, other)
@@ -130,15 +130,15 @@ func TestControllerRunsVersionTasks(t *testing.T) {
 	}
 	f, _ = h.sync(a) // desired state
 	f, _ = h.sync(a)
-	if f.Status.State != "TurningOff" || taskList(f) != tasks.WaitForUsesName+",clear,down-36" {
-		t.Fatalf("TurningOff must keep the pending version-keyed task after its own: %+v", f.Status)
+	if f.Status.State != "Disabling" || taskList(f) != tasks.WaitForUsesName+",clear,down-36" {
+		t.Fatalf("Disabling must keep the pending version-keyed task after its own: %+v", f.Status)
 	}
 	for range 4 {
 		h.advance(30 * time.Second)
 		reportOff()
 		f, _ = h.sync(a)
 	}
-	if f.Status.State != "TurningOff" || taskList(f) != "down-36" {
+	if f.Status.State != "Disabling" || taskList(f) != "down-36" {
 		t.Fatalf("the version-keyed task must hold the transition while apiserver-a is at 1.36: %+v", f.Status)
 	}
 }

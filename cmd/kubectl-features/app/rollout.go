@@ -85,18 +85,18 @@ back. FEATURE is the Feature's name or its gate's (ExtendWebSocketsToKubelet).`,
 	status.Flags().DurationVar(&timeout, "timeout", time.Hour, "How long --watch waits.")
 	var to string
 	start := &cobra.Command{
-		Use:   "start FEATURE --to On|Off",
+		Use:   "start FEATURE --to Enabled|Disabled",
 		Short: "Set the desired state and roll it out in steps (the default steps unless spec.rollout sets others)",
 		Args:  cobra.ExactArgs(1),
 		RunE: run(func(ctx context.Context, c kubernetes.Interface, name string) error {
-			if to != string(featuresv1alpha1.FeatureDesiredStateOn) && to != string(featuresv1alpha1.FeatureDesiredStateOff) {
-				return fmt.Errorf("--to must be On or Off, not %q", to)
+			if to != string(featuresv1alpha1.FeatureDesiredStateEnabled) && to != string(featuresv1alpha1.FeatureDesiredStateDisabled) {
+				return fmt.Errorf("--to must be Enabled or Disabled, not %q", to)
 			}
 			return patchRollout(ctx, out, c, namespace, name, map[string]any{"desiredState": to,
 				"rollout": map[string]any{"paused": nil, "abort": nil}}, "started the rollout to "+to, false)
 		}),
 	}
-	start.Flags().StringVar(&to, "to", "", "The new desired state: On or Off.")
+	start.Flags().StringVar(&to, "to", "", "The new desired state: Enabled or Disabled.")
 	verb := func(use, short string, change map[string]any, done string) *cobra.Command {
 		return &cobra.Command{Use: use + " FEATURE", Short: short, Args: cobra.ExactArgs(1),
 			RunE: run(func(ctx context.Context, c kubernetes.Interface, name string) error {
@@ -128,7 +128,7 @@ func patchRollout(ctx context.Context, out io.Writer, c kubernetes.Interface, na
 			return err
 		}
 		if f.Spec.Rollout == nil {
-			return fmt.Errorf("feature %s/%s does not roll out in steps (no spec.rollout): start one with kubectl features rollout start %s --to On|Off", namespace, name, name)
+			return fmt.Errorf("feature %s/%s does not roll out in steps (no spec.rollout): start one with kubectl features rollout start %s --to Enabled|Disabled", namespace, name, name)
 		}
 	}
 	patch, err := json.Marshal(map[string]any{"spec": spec})

@@ -35,7 +35,7 @@ func rolloutFeature(rolls bool) *featuresv1alpha1.Feature {
 	f := &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "extend-web-sockets-to-kubelet", Namespace: "kube-system"},
 		Spec: featuresv1alpha1.FeatureSpec{Gate: "ExtendWebSocketsToKubelet", Management: featuresv1alpha1.FeatureManagementDynamic,
-			DesiredState: featuresv1alpha1.FeatureDesiredStateOff},
+			DesiredState: featuresv1alpha1.FeatureDesiredStateDisabled},
 	}
 	if rolls {
 		f.Spec.Rollout = &featuresv1alpha1.FeatureRollout{}
@@ -71,23 +71,23 @@ func TestRolloutCommands(t *testing.T) {
 	if _, err := runRollout(client, "pause", "ExtendWebSocketsToKubelet"); err == nil || !strings.Contains(err.Error(), "kubectl features rollout start") {
 		t.Errorf("pause without spec.rollout: %v, want an error naming rollout start", err)
 	}
-	if _, err := runRollout(client, "start", "ExtendWebSocketsToKubelet", "--to", "on"); err == nil || !strings.Contains(err.Error(), "--to must be On or Off") {
-		t.Errorf("start --to on: %v, want an error naming On and Off", err)
+	if _, err := runRollout(client, "start", "ExtendWebSocketsToKubelet", "--to", "on"); err == nil || !strings.Contains(err.Error(), "--to must be Enabled or Disabled") {
+		t.Errorf("start --to on: %v, want an error naming Enabled and Disabled", err)
 	}
 
 	// start, by the gate's name: the desired state and spec.rollout.
-	out, err := runRollout(client, "start", "ExtendWebSocketsToKubelet", "--to", "On")
+	out, err := runRollout(client, "start", "ExtendWebSocketsToKubelet", "--to", "Enabled")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := get(); f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || f.Spec.Rollout == nil {
+	if f := get(); f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled || f.Spec.Rollout == nil {
 		t.Fatalf("after start: desired %s, rollout %v", f.Spec.DesiredState, f.Spec.Rollout)
 	}
-	if !strings.Contains(out, "extend-web-sockets-to-kubelet started the rollout to On") {
+	if !strings.Contains(out, "extend-web-sockets-to-kubelet started the rollout to Enabled") {
 		t.Errorf("start printed %q", out)
 	}
 	out, err = runRollout(client, "status", "extend-web-sockets-to-kubelet")
-	if err != nil || !strings.Contains(out, "waiting for kube-apiserver to start the rollout to On") {
+	if err != nil || !strings.Contains(out, "waiting for kube-apiserver to start the rollout to Enabled") {
 		t.Errorf("status before the leader published it: %q, %v", out, err)
 	}
 
@@ -107,7 +107,7 @@ func TestRolloutCommands(t *testing.T) {
 		}
 	}
 	// A new start clears abort and paused.
-	if _, err := runRollout(client, "start", "ExtendWebSocketsToKubelet", "--to", "Off"); err != nil {
+	if _, err := runRollout(client, "start", "ExtendWebSocketsToKubelet", "--to", "Disabled"); err != nil {
 		t.Fatal(err)
 	}
 	if r := get().Spec.Rollout; r == nil || r.Abort || r.Paused {
@@ -122,14 +122,14 @@ func TestRolloutStatusWatch(t *testing.T) {
 		wantErr error
 		want    string
 	}{
-		{featuresv1alpha1.FeatureRolloutComplete, featuresv1alpha1.FeatureRolloutScopeNodes, nil, "Complete On -> Off, step 5 of 5, cohort 20 of 20 nodes"},
-		{featuresv1alpha1.FeatureRolloutRolledBack, featuresv1alpha1.FeatureRolloutScopeNodes, ErrRolloutStopped, "RolledBack On -> Off, step 1 of 5, cohort 0 of 20 nodes (NodeNotReady: node-3 is NotReady)"},
-		{featuresv1alpha1.FeatureRolloutComplete, featuresv1alpha1.FeatureRolloutScopeAPIServers, nil, "Complete On -> Off, step 5 of 5, cohort 20 of 20 apiservers"},
+		{featuresv1alpha1.FeatureRolloutComplete, featuresv1alpha1.FeatureRolloutScopeNodes, nil, "Complete Enabled -> Disabled, step 5 of 5, cohort 20 of 20 nodes"},
+		{featuresv1alpha1.FeatureRolloutRolledBack, featuresv1alpha1.FeatureRolloutScopeNodes, ErrRolloutStopped, "RolledBack Enabled -> Disabled, step 1 of 5, cohort 0 of 20 nodes (NodeNotReady: node-3 is NotReady)"},
+		{featuresv1alpha1.FeatureRolloutComplete, featuresv1alpha1.FeatureRolloutScopeAPIServers, nil, "Complete Enabled -> Disabled, step 5 of 5, cohort 20 of 20 apiservers"},
 	} {
 		t.Run(string(tc.phase)+"/"+string(tc.scope), func(t *testing.T) {
 			f := rolloutFeature(true)
 			r := &featuresv1alpha1.FeatureRolloutStatus{Phase: tc.phase, Scope: tc.scope,
-				From: featuresv1alpha1.FeatureDesiredStateOn, To: featuresv1alpha1.FeatureDesiredStateOff, Step: 5, Members: 20, Candidates: 20}
+				From: featuresv1alpha1.FeatureDesiredStateEnabled, To: featuresv1alpha1.FeatureDesiredStateDisabled, Step: 5, Members: 20, Candidates: 20}
 			if tc.phase == featuresv1alpha1.FeatureRolloutRolledBack {
 				r.Step, r.Members = 1, 0
 				f.Status.Conditions = []metav1.Condition{{Type: featuresv1alpha1.FeatureConditionProgressing, Status: metav1.ConditionFalse,

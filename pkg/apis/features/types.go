@@ -36,10 +36,10 @@ type Feature struct {
 type FeatureDesiredState string
 
 const (
-	// FeatureDesiredStateOn asks for the feature to be enabled.
-	FeatureDesiredStateOn FeatureDesiredState = "On"
-	// FeatureDesiredStateOff asks for the feature to be disabled.
-	FeatureDesiredStateOff FeatureDesiredState = "Off"
+	// FeatureDesiredStateEnabled asks for the feature to be enabled.
+	FeatureDesiredStateEnabled FeatureDesiredState = "Enabled"
+	// FeatureDesiredStateDisabled asks for the feature to be disabled.
+	FeatureDesiredStateDisabled FeatureDesiredState = "Disabled"
 )
 
 // FeatureManagement says where the desired state of a feature comes from.
@@ -111,14 +111,14 @@ type FeatureDeclaredTask struct {
 type FeatureState string
 
 const (
-	// FeatureStateOn means enabled with no task left.
-	FeatureStateOn FeatureState = "On"
-	// FeatureStateOff means disabled with no task left.
-	FeatureStateOff FeatureState = "Off"
-	// FeatureStateTurningOn means being enabled.
-	FeatureStateTurningOn FeatureState = "TurningOn"
-	// FeatureStateTurningOff means being disabled.
-	FeatureStateTurningOff FeatureState = "TurningOff"
+	// FeatureStateEnabled means enabled with no task left.
+	FeatureStateEnabled FeatureState = "Enabled"
+	// FeatureStateDisabled means disabled with no task left.
+	FeatureStateDisabled FeatureState = "Disabled"
+	// FeatureStateEnabling means being enabled.
+	FeatureStateEnabling FeatureState = "Enabling"
+	// FeatureStateDisabling means being disabled.
+	FeatureStateDisabling FeatureState = "Disabling"
 )
 
 // FeaturePreRelease is the maturity of a feature gate.

@@ -58,7 +58,7 @@ func newGate(t *testing.T, lifecycle bool) featuregate.MutableVersionedFeatureGa
 func centralAlphaGate() *featuresv1alpha1.FeatureTarget {
 	return &featuresv1alpha1.FeatureTarget{
 		ObjectMeta: metav1.ObjectMeta{Name: "alpha-gate", Namespace: "kube-system"},
-		Spec:       featuresv1alpha1.FeatureTargetSpec{Gate: "AlphaGate", DesiredState: featuresv1alpha1.FeatureDesiredStateOn, Management: featuresv1alpha1.FeatureManagementCentral},
+		Spec:       featuresv1alpha1.FeatureTargetSpec{Gate: "AlphaGate", DesiredState: featuresv1alpha1.FeatureDesiredStateEnabled, Management: featuresv1alpha1.FeatureManagementCentral},
 	}
 }
 

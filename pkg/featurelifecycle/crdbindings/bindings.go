@@ -18,7 +18,7 @@ limitations under the License.
 // CustomResourceDefinition's fields, enum values and kind to Features (the
 // annotation features.k8s.io/gated-fields): the FeatureCustomFields
 // admission plugin enforces them on writes, the lifecycle controller clears
-// stored custom resources and waits for their absence on TurningOff.
+// stored custom resources and waits for their absence on Disabling.
 package crdbindings
 
 import (
@@ -66,7 +66,7 @@ type Binding struct {
 	// Path is the field, its names from the object's root joined by dots
 	// ("spec.color"), through objects only. Empty binds the kind: while
 	// the Feature is off, objects of the kind cannot be created, and the
-	// Feature holds TurningOff until none is left.
+	// Feature holds Disabling until none is left.
 	Path string `json:"path,omitempty"`
 	// Value, with Path, binds only this value of the field (a string,
 	// typically an enum value).

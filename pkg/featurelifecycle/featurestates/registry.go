@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package featurestates is the registry of the Features' states that
 // kube-apiserver's REST storage providers read: whether the Feature of a
-// gate is TurningOff, when a provider serves the gate's resources, with the
+// gate is Disabling, when a provider serves the gate's resources, with the
 // gate off, to read and delete (servewhiledisabling). kube-apiserver makes
 // one Registry and passes it to the providers that read it and to the
 // feature lifecycle, which feeds it from the shared Feature informer (Run).
@@ -33,7 +33,7 @@ import (
 	featuresinformers "k8s.io/client-go/informers/features/v1alpha1"
 )
 
-// Registry knows which gates' Features are TurningOff, and tells the
+// Registry knows which gates' Features are Disabling, and tells the
 // storage served while they are when that changes.
 type Registry struct {
 	mu         sync.RWMutex
@@ -42,7 +42,7 @@ type Registry struct {
 	handlers   map[string][]func(turningOff bool)
 }
 
-// NewRegistry returns a registry in which no Feature is TurningOff, for
+// NewRegistry returns a registry in which no Feature is Disabling, for
 // Features in namespace.
 func NewRegistry(namespace string) *Registry {
 	return &Registry{namespace: namespace, turningOff: map[string]bool{}, handlers: map[string][]func(bool){}}
@@ -51,15 +51,15 @@ func NewRegistry(namespace string) *Registry {
 // Namespace returns the namespace of the Features.
 func (r *Registry) Namespace() string { return r.namespace }
 
-// TurningOff reports whether the Feature of gate is TurningOff (false
+// Disabling reports whether the Feature of gate is Disabling (false
 // before the states are known).
-func (r *Registry) TurningOff(gate string) bool {
+func (r *Registry) Disabling(gate string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.turningOff[gate]
 }
 
-// AddHandler registers f, called with the new answer of TurningOff(gate)
+// AddHandler registers f, called with the new answer of Disabling(gate)
 // whenever it changes.
 func (r *Registry) AddHandler(gate string, f func(turningOff bool)) {
 	r.mu.Lock()
@@ -67,7 +67,7 @@ func (r *Registry) AddHandler(gate string, f func(turningOff bool)) {
 	r.handlers[gate] = append(r.handlers[gate], f)
 }
 
-// Set makes the gates of turningOff the ones whose Feature is TurningOff,
+// Set makes the gates of turningOff the ones whose Feature is Disabling,
 // and calls the handlers of the gates whose answer changed.
 func (r *Registry) Set(turningOff map[string]bool) {
 	r.mu.Lock()
@@ -88,7 +88,7 @@ func (r *Registry) Set(turningOff map[string]bool) {
 	}
 }
 
-// set records whether gate's Feature is TurningOff and calls its handlers
+// set records whether gate's Feature is Disabling and calls its handlers
 // when that changed.
 func (r *Registry) set(gate string, on bool) {
 	r.mu.Lock()
@@ -121,12 +121,12 @@ func (r *Registry) observe(f *featuresv1alpha1.Feature, deleted bool) {
 	if f.Namespace != r.namespace || f.Spec.Gate == "" || f.Name != featuresv1alpha1.FeatureName(f.Spec.Gate) {
 		return
 	}
-	r.set(f.Spec.Gate, !deleted && f.Status.State == featuresv1alpha1.FeatureStateTurningOff)
+	r.set(f.Spec.Gate, !deleted && f.Status.State == featuresv1alpha1.FeatureStateDisabling)
 }
 
 // Run feeds the registry from features, an informer of Features (the
 // server's shared one: the caller starts it), one Feature per event, until
-// ctx is done. Until the informer has synced, no Feature is TurningOff and
+// ctx is done. Until the informer has synced, no Feature is Disabling and
 // nothing is served.
 func (r *Registry) Run(ctx context.Context, features featuresinformers.FeatureInformer) error {
 	observe := func(obj any, deleted bool) {

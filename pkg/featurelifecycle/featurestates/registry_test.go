@@ -40,21 +40,21 @@ func feature(gate, name string, state featuresv1alpha1.FeatureState) *featuresv1
 }
 
 // TestRegistryFollowsFeatures checks that a running registry answers
-// TurningOff from the Features' states and calls a gate's handlers when
+// Disabling from the Features' states and calls a gate's handlers when
 // its answer changes, within a moment.
 func TestRegistryFollowsFeatures(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svm := feature(testGate, featuresv1alpha1.FeatureName(testGate), featuresv1alpha1.FeatureStateTurningOff)
+	svm := feature(testGate, featuresv1alpha1.FeatureName(testGate), featuresv1alpha1.FeatureStateDisabling)
 	client := fake.NewClientset(svm,
 		// Named after no gate: ignored.
-		feature("PodCertificateRequest", "elsewhere", featuresv1alpha1.FeatureStateTurningOff))
+		feature("PodCertificateRequest", "elsewhere", featuresv1alpha1.FeatureStateDisabling))
 	registry := NewRegistry("kube-system")
 	var calls atomic.Int32
 	var last atomic.Bool
 	registry.AddHandler(testGate, func(on bool) { calls.Add(1); last.Store(on) })
-	if registry.TurningOff(testGate) {
-		t.Fatal("TurningOff before the registry is started")
+	if registry.Disabling(testGate) {
+		t.Fatal("Disabling before the registry is started")
 	}
 	factory := informers.NewSharedInformerFactory(client, 0)
 	if err := registry.Run(ctx, factory.Features().V1alpha1().Features()); err != nil {
@@ -67,18 +67,18 @@ func TestRegistryFollowsFeatures(t *testing.T) {
 			t.Fatalf("waiting for %s: %v", what, err)
 		}
 	}
-	waitFor("the Feature TurningOff", func() bool { return registry.TurningOff(testGate) })
-	if registry.TurningOff("PodCertificateRequest") {
+	waitFor("the Feature Disabling", func() bool { return registry.Disabling(testGate) })
+	if registry.Disabling("PodCertificateRequest") {
 		t.Error("a Feature not named after its gate counts")
 	}
 	waitFor("the handler", func() bool { return calls.Load() == 1 && last.Load() })
 
 	svm = svm.DeepCopy()
-	svm.Status.State = featuresv1alpha1.FeatureStateOff
+	svm.Status.State = featuresv1alpha1.FeatureStateDisabled
 	if _, err := client.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, svm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("the Feature Off", func() bool { return !registry.TurningOff(testGate) && calls.Load() == 2 && !last.Load() })
+	waitFor("the Feature Disabled", func() bool { return !registry.Disabling(testGate) && calls.Load() == 2 && !last.Load() })
 
 	// Unchanged answers call no handler.
 	registry.Set(map[string]bool{"Other": true})

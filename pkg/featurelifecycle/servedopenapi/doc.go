@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package servedopenapi serves kube-apiserver's OpenAPI documents without
 // the fields of features that are off (KEP-3920's follow-up goal): while a
-// gate is off in the apiserver, or its Feature in kube-system is Off or
-// asked to be Off, /openapi/v2 and /openapi/v3 leave out the fields the
+// gate is off in the apiserver, or its Feature in kube-system is Disabled or
+// asked to be Disabled, /openapi/v2 and /openapi/v3 leave out the fields the
 // gate inventory lists for it, and the values its validation refuses leave
 // their enums; kubectl explain then says the field does not exist. Fields
 // that are served carry their Feature and its state as extensions.

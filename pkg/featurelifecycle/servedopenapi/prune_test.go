@@ -75,7 +75,7 @@ func TestV3HidesAndShows(t *testing.T) {
 	if !slices.Contains(v.Gates(), maxUnavailable) {
 		t.Fatalf("apps/v1 holds the fields of %v, not %s", v.Gates(), maxUnavailable)
 	}
-	hidden := v.Apply(Visibilities{maxUnavailable: {Hidden: true, Feature: "kube-system/max-unavailable-stateful-set", State: "Off"}})
+	hidden := v.Apply(Visibilities{maxUnavailable: {Hidden: true, Feature: "kube-system/max-unavailable-stateful-set", State: "Disabled"}})
 	if _, ok := hidden.Components.Schemas[rollingUpdate].Properties["maxUnavailable"]; ok {
 		t.Errorf("maxUnavailable is served while its gate is hidden")
 	}
@@ -89,12 +89,12 @@ func TestV3HidesAndShows(t *testing.T) {
 		t.Errorf("a schema holding no hidden field was copied")
 	}
 
-	shown := v.Apply(Visibilities{maxUnavailable: {Feature: "kube-system/max-unavailable-stateful-set", State: "On"}})
+	shown := v.Apply(Visibilities{maxUnavailable: {Feature: "kube-system/max-unavailable-stateful-set", State: "Enabled"}})
 	prop := shown.Components.Schemas[rollingUpdate].Properties["maxUnavailable"]
 	if f, _ := prop.Extensions.GetString(FeatureExtension); f != "kube-system/max-unavailable-stateful-set" {
 		t.Errorf("%s = %q", FeatureExtension, f)
 	}
-	if s, _ := prop.Extensions.GetString(FeatureStateExtension); s != "On" {
+	if s, _ := prop.Extensions.GetString(FeatureStateExtension); s != "Enabled" {
 		t.Errorf("%s = %q", FeatureStateExtension, s)
 	}
 	if _, ok := doc.Components.Schemas[rollingUpdate].Properties["maxUnavailable"].Extensions[FeatureExtension]; ok {

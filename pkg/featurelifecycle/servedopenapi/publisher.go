@@ -123,8 +123,8 @@ func underRoot(doc *spec3.OpenAPI, root string) bool {
 // Publisher republishes a server's OpenAPI documents, v2 and each v3
 // group-version holding gated fields, whenever the Visibility of one of
 // their gates changes: a gate's fields are hidden while this server's gate
-// is off, or its Feature in kube-system is Off or asked to be Off (its
-// desired state; TurningOff included), and shown, with the Feature and its
+// is off, or its Feature in kube-system is Disabled or asked to be Disabled (its
+// desired state; Disabling included), and shown, with the Feature and its
 // state as extensions, otherwise. The documents as built stay as they are;
 // each publication is a copy (and, for v3, a new hash in /openapi/v3, which
 // is what makes clients such as kubectl fetch it again).
@@ -260,8 +260,8 @@ func (p *Publisher) visibilities() Visibilities {
 		if p.features != nil {
 			if f, err := p.features.Get(name); err == nil {
 				v.Feature, v.State = p.namespace+"/"+name, string(f.Status.State)
-				v.Hidden = v.Hidden || f.Status.State == featuresv1alpha1.FeatureStateOff ||
-					f.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOff
+				v.Hidden = v.Hidden || f.Status.State == featuresv1alpha1.FeatureStateDisabled ||
+					f.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateDisabled
 			}
 		}
 		out[g] = v

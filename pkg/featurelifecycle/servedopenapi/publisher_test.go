@@ -138,10 +138,10 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	p := NewPublisher(fields(t), nil, "kube-system", nil, nil, service, map[string]*spec3.OpenAPI{"apis/apps/v1": apps})
 	ctx, cancel := context.WithCancel(t.Context())
 	off := &featuresv1alpha1.Feature{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: featuresv1alpha1.FeatureName(string(maxUnavailable))},
-		Spec: featuresv1alpha1.FeatureSpec{Gate: string(maxUnavailable)}, Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateOff}}
+		Spec: featuresv1alpha1.FeatureSpec{Gate: string(maxUnavailable)}, Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabled}}
 	done := run(ctx, p, off)
 	// Into the loop: the first publication hides the fields of the Feature
-	// that is Off, which gives apps/v1 a new hash.
+	// that is Disabled, which gives apps/v1 a new hash.
 	built := served(t, m)["apis/apps/v1"]
 	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		return served(t, m)["apis/apps/v1"] != built, nil

@@ -69,7 +69,7 @@ func jsonSize(t testing.TB, doc *spec3.OpenAPI) int {
 }
 
 // TestServedSize: serving every gated field with its Feature and state
-// (the longest state, TurningOff) makes /openapi/v3 at most 1 % larger in
+// (the longest state, Disabling) makes /openapi/v3 at most 1 % larger in
 // all, and no group-version document more than 2 % larger; hiding every
 // gate never makes a document larger (a gate of values with no enum, such
 // as HPAScaleToZero's minReplicas 0, leaves it as it was).
@@ -80,9 +80,9 @@ func TestServedSize(t *testing.T) {
 		docs[gv] = NewV3(doc, all)
 	}
 	shown := everyGate(docs, func(f string) Visibility {
-		return Visibility{Feature: f, State: string(featuresv1alpha1.FeatureStateTurningOff)}
+		return Visibility{Feature: f, State: string(featuresv1alpha1.FeatureStateDisabling)}
 	})
-	hidden := everyGate(docs, func(f string) Visibility { return Visibility{Hidden: true, Feature: f, State: "Off"} })
+	hidden := everyGate(docs, func(f string) Visibility { return Visibility{Hidden: true, Feature: f, State: "Disabled"} })
 	var built, served, pruned int
 	for gv, d := range docs {
 		b, s, h := jsonSize(t, d.original), jsonSize(t, d.Apply(shown)), jsonSize(t, d.Apply(hidden))
@@ -115,7 +115,7 @@ func TestServedSize(t *testing.T) {
 // v3 document and serving it once (kube-openapi marshals it on the first
 // request). upstream: the document as built, as upstream republishes a
 // group-version whose definitions change (a CRD); ours: the same after
-// hiding one gate (a Feature turned Off), with every other gate shown with
+// hiding one gate (a Feature turned Disabled), with every other gate shown with
 // its Feature and state.
 func BenchmarkRepublish(b *testing.B) {
 	all := fields(b)
@@ -123,7 +123,7 @@ func BenchmarkRepublish(b *testing.B) {
 		doc := readV3(b, gv)
 		d := NewV3(doc, all)
 		docs := map[string]*V3{gv: d}
-		vis := everyGate(docs, func(f string) Visibility { return Visibility{Feature: f, State: "On"} })
+		vis := everyGate(docs, func(f string) Visibility { return Visibility{Feature: f, State: "Enabled"} })
 		gate := d.Gates()[0]
 		name := strings.ReplaceAll(gv, "/", "-")
 		for _, c := range []struct {

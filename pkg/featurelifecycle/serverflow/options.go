@@ -89,7 +89,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 // FeatureStates returns the registry of the Features' states that the REST
 // storage providers read to serve a resource, with its gate off, while its
-// Feature is TurningOff (servewhiledisabling), and that Install feeds; nil
+// Feature is Disabling (servewhiledisabling), and that Install feeds; nil
 // when o is nil or the FeatureLifecycle gate is off: the providers then
 // build no such resource, as upstream.
 func (o *Options) FeatureStates() *featurestates.Registry {

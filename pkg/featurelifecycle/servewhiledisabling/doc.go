@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package servewhiledisabling serves, while a Feature is TurningOff, a resource
+// Package servewhiledisabling serves, while a Feature is Disabling, a resource
 // upstream serves only while the Feature's gate is on: upstream stops
 // serving it as soon as the gate is off, and the objects stored while it was
 // on would stay in etcd where nobody can see or delete them, holding the
@@ -28,7 +28,7 @@ limitations under the License.
 // which serves only get, list, watch, delete, deletecollection and updates
 // that only remove finalizers, refuses every other write with 405 and the
 // reason, and implements rest.ConditionallyServed: the API installer serves
-// it, and discovery lists it, only while the gate's Feature is TurningOff;
+// it, and discovery lists it, only while the gate's Feature is Disabling;
 // at any other time it answers 404 and is absent from discovery, as
 // upstream. The registry follows the Features of kube-system through
 // kube-apiserver's shared informer, from the feature lifecycle's post-start

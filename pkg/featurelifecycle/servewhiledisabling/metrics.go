@@ -32,7 +32,7 @@ var (
 		Namespace:      "apiserver",
 		Subsystem:      "feature_lifecycle",
 		Name:           "served_while_turning_off",
-		Help:           "1 for a resource served only with a feature gate that is off, which this kube-apiserver serves, to read and delete, while the gate's Feature is TurningOff; 0 while it does not.",
+		Help:           "1 for a resource served only with a feature gate that is off, which this kube-apiserver serves, to read and delete, while the gate's Feature is Disabling; 0 while it does not.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"group", "resource", "gate"})
 

@@ -42,7 +42,7 @@ import (
 
 // Storage returns storage, the REST storage of a resource its provider
 // builds only while gate is on, as it is served while gate is off: read and
-// delete only while gate's Feature is TurningOff in states, not served
+// delete only while gate's Feature is Disabling in states, not served
 // otherwise (see ReadDelete). Its subresources are not served.
 func Storage(states *featurestates.Registry, gate featuregate.Feature, storage rest.Storage) rest.Storage {
 	return newReadDelete(states, string(gate), storage)
@@ -56,7 +56,7 @@ func Storage(states *featurestates.Registry, gate featuregate.Feature, storage r
 // longer runs (it is gated too) would otherwise stay stored, terminating,
 // for ever. A create, and any other update, is refused with 405 Method Not
 // Allowed and the reason. It is served (rest.ConditionallyServed) only
-// while the Feature of its gate is TurningOff.
+// while the Feature of its gate is Disabling.
 type ReadDelete struct {
 	registry *featurestates.Registry
 	gate     string
@@ -96,15 +96,15 @@ func newReadDelete(registry *featurestates.Registry, gate string, storage rest.S
 	return r
 }
 
-// Gate returns the gate whose Feature, while TurningOff, serves the resource.
+// Gate returns the gate whose Feature, while Disabling, serves the resource.
 func (r *ReadDelete) Gate() string { return r.gate }
 
 // Served reports whether the resource is served: while the Feature of its
-// gate is TurningOff.
-func (r *ReadDelete) Served() bool { return r.registry.TurningOff(r.gate) }
+// gate is Disabling.
+func (r *ReadDelete) Served() bool { return r.registry.Disabling(r.gate) }
 
 // AddServedHandler registers f, called after the Feature of the gate enters
-// or leaves TurningOff. The API installer calls it: from then on the
+// or leaves Disabling. The API installer calls it: from then on the
 // resource's served gauge follows too.
 func (r *ReadDelete) AddServedHandler(f func()) {
 	RegisterMetrics()
@@ -250,11 +250,11 @@ func (r *ReadDelete) Update(ctx context.Context, name string, objInfo rest.Updat
 }
 
 // refusal is the error of a write that is not served while the Feature is
-// TurningOff; why, if set, says what an update does besides removing
+// Disabling; why, if set, says what an update does besides removing
 // finalizers.
 func refusal(r *ReadDelete, verb, name, why string) error {
 	msg := fmt.Sprintf("%s: %s is not allowed: Feature %s/%s (gate %s) is %s, and its resource is served only to read and delete the objects stored while it was on (get, list, watch, delete, deletecollection, and updates that only remove finalizers)",
-		r.resource.String(), verb, r.registry.Namespace(), featuresv1alpha1.FeatureName(r.gate), r.gate, featuresv1alpha1.FeatureStateTurningOff)
+		r.resource.String(), verb, r.registry.Namespace(), featuresv1alpha1.FeatureName(r.gate), r.gate, featuresv1alpha1.FeatureStateDisabling)
 	if why != "" {
 		msg += ": " + why
 	}

@@ -174,11 +174,11 @@ func finalizers(name string) []string {
 	return nil
 }
 
-// TestServedWhileTurningOff installs a ReadDelete with the generic
+// TestServedWhileDisabling installs a ReadDelete with the generic
 // apiserver's installer and checks that it answers 404 until the gate's
-// Feature is TurningOff, then serves only reads, deletes and updates that
+// Feature is Disabling, then serves only reads, deletes and updates that
 // remove finalizers, and answers 404 again once the Feature is not.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	storage := newSVMStorage(t)
 	store := storage.Store
 	ctx := request.WithRequestInfo(request.WithNamespace(context.Background(), ""),
@@ -195,26 +195,26 @@ func TestServedWhileTurningOff(t *testing.T) {
 	version := "/apis/storagemigration.k8s.io/v1"
 	list := version + "/storageversionmigrations"
 
-	// No Feature TurningOff: not served at all.
+	// No Feature Disabling: not served at all.
 	for _, c := range []struct{ method, path string }{{http.MethodGet, list}, {http.MethodGet, list + "/first"}, {http.MethodPost, list}, {http.MethodGet, version}} {
 		if rec := serve(t, h, c.method, c.path, "{}"); rec.Code != http.StatusNotFound {
-			t.Errorf("%s %s while not TurningOff: %d, want 404", c.method, c.path, rec.Code)
+			t.Errorf("%s %s while not Disabling: %d, want 404", c.method, c.path, rec.Code)
 		}
 	}
 	checkGauge(t, 0)
 
-	// TurningOff: read and delete, nothing else.
+	// Disabling: read and delete, nothing else.
 	registry.Set(map[string]bool{testGate: true})
 	checkGauge(t, 1)
 	rec := serve(t, h, http.MethodGet, list, "")
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"first"`) || !strings.Contains(rec.Body.String(), `"second"`) {
-		t.Fatalf("list while TurningOff: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("list while Disabling: %d %s", rec.Code, rec.Body.String())
 	}
 	if rec := serve(t, h, http.MethodGet, list+"/first", ""); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"kind":"StorageVersionMigration"`) {
-		t.Fatalf("get while TurningOff: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("get while Disabling: %d %s", rec.Code, rec.Body.String())
 	}
 	if rec := serve(t, h, http.MethodGet, version, ""); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"storageversionmigrations"`) {
-		t.Fatalf("version discovery while TurningOff: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("version discovery while Disabling: %d %s", rec.Code, rec.Body.String())
 	}
 	for _, c := range []struct{ method, path, body, verb string }{
 		{http.MethodPost, list, `{"apiVersion":"storagemigration.k8s.io/v1","kind":"StorageVersionMigration","metadata":{"name":"third"},"spec":{"resource":{"group":"apps","resource":"deployments"}}}`, "create"},
@@ -230,57 +230,57 @@ func TestServedWhileTurningOff(t *testing.T) {
 			continue
 		}
 		if rec.Code != http.StatusMethodNotAllowed {
-			t.Errorf("%s %s while TurningOff: %d %s, want 405", c.verb, c.body, rec.Code, rec.Body.String())
+			t.Errorf("%s %s while Disabling: %d %s, want 405", c.verb, c.body, rec.Code, rec.Body.String())
 			continue
 		}
-		for _, want := range []string{c.verb + " is not allowed", "Feature kube-system/storage-version-migrator", "gate StorageVersionMigrator", "TurningOff", "read and delete", "only remove finalizers"} {
+		for _, want := range []string{c.verb + " is not allowed", "Feature kube-system/storage-version-migrator", "gate StorageVersionMigrator", "Disabling", "read and delete", "only remove finalizers"} {
 			if !strings.Contains(rec.Body.String(), want) {
 				t.Errorf("%s refused with %s, which does not say %q", c.verb, rec.Body.String(), want)
 			}
 		}
 	}
 	if _, err := store.Get(ctx, "new", &metav1.GetOptions{}); err == nil {
-		t.Errorf("an update created an object while TurningOff")
+		t.Errorf("an update created an object while Disabling")
 	}
 	// A deleted object whose finalizers' controller does not run: removing
 	// them is the only write allowed, and lets the deletion finish.
 	if rec := serve(t, h, http.MethodDelete, list+"/finalized", ""); rec.Code != http.StatusOK && rec.Code != http.StatusAccepted {
-		t.Fatalf("delete of an object with finalizers while TurningOff: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("delete of an object with finalizers while Disabling: %d %s", rec.Code, rec.Body.String())
 	}
 	if got, err := store.Get(ctx, "finalized", &metav1.GetOptions{}); err != nil || got.(*storagemigration.StorageVersionMigration).DeletionTimestamp == nil {
 		t.Fatalf("finalized after its delete: %v, %v; want it terminating", got, err)
 	}
 	if rec := serve(t, h, http.MethodPatch, list+"/finalized", `{"metadata":{"finalizers":["example.com/one"]}}`); rec.Code != http.StatusOK {
-		t.Fatalf("patch removing a finalizer while TurningOff: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("patch removing a finalizer while Disabling: %d %s", rec.Code, rec.Body.String())
 	}
 	if rec := serve(t, h, http.MethodPatch, list+"/finalized", `{"metadata":{"finalizers":null}}`); rec.Code != http.StatusOK {
-		t.Fatalf("patch removing the last finalizer while TurningOff: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("patch removing the last finalizer while Disabling: %d %s", rec.Code, rec.Body.String())
 	}
 	if _, err := store.Get(ctx, "finalized", &metav1.GetOptions{}); err == nil {
 		t.Errorf("finalized is still stored once its finalizers are removed")
 	}
 	if rec := serve(t, h, http.MethodGet, list+"/first/status", ""); rec.Code != http.StatusNotFound {
-		t.Errorf("status subresource while TurningOff: %d, want 404", rec.Code)
+		t.Errorf("status subresource while Disabling: %d, want 404", rec.Code)
 	}
 	if rec := serve(t, h, http.MethodDelete, list+"/first", ""); rec.Code != http.StatusOK {
-		t.Fatalf("delete while TurningOff: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("delete while Disabling: %d %s", rec.Code, rec.Body.String())
 	}
 	if _, err := store.Get(ctx, "first", &metav1.GetOptions{}); err == nil {
 		t.Errorf("first is still stored after its delete")
 	}
 	if rec := serve(t, h, http.MethodDelete, list, ""); rec.Code != http.StatusOK {
-		t.Fatalf("deletecollection while TurningOff: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("deletecollection while Disabling: %d %s", rec.Code, rec.Body.String())
 	}
 	if l, err := store.List(ctx, nil); err != nil || meta.LenList(l) != 0 {
 		t.Errorf("after deletecollection the store lists %d objects (%v)", meta.LenList(l), err)
 	}
 
-	// Off: not served.
+	// Disabled: not served.
 	registry.Set(map[string]bool{})
 	checkGauge(t, 0)
 	for _, c := range []struct{ method, path string }{{http.MethodGet, list}, {http.MethodPost, list}, {http.MethodGet, version}} {
 		if rec := serve(t, h, c.method, c.path, "{}"); rec.Code != http.StatusNotFound {
-			t.Errorf("%s %s once Off: %d, want 404", c.method, c.path, rec.Code)
+			t.Errorf("%s %s once Disabled: %d, want 404", c.method, c.path, rec.Code)
 		}
 	}
 }

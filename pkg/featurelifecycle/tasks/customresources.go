@@ -46,7 +46,7 @@ const maxTaskName = 63
 // reads it again after a conflict before the pass leaves it to the next.
 const customConflictRetries = 3
 
-// CustomResources is the task of a third party's TurningOff for one CRD
+// CustomResources is the task of a third party's Disabling for one CRD
 // that binds fields, values or its kind to the Feature (annotation
 // features.k8s.io/gated-fields, pkg/featurelifecycle/crdbindings):
 //

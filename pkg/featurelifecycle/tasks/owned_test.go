@@ -54,7 +54,7 @@ func TestOwned(t *testing.T) {
 // TestWaitForUsesOfDeclaredComponents: with Components, only their uses
 // hold the wait.
 func TestWaitForUsesOfDeclaredComponents(t *testing.T) {
-	f := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff,
+	f := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabling,
 		Uses: []featuresv1alpha1.FeatureUse{
 			{Component: "acme-controller", Enabled: false, Reporters: []string{"pod-1"}},
 			{Component: "acme-dashboard", Enabled: true, Reporters: []string{"pod-2"}},

@@ -149,7 +149,7 @@ func countPods(t *testing.T, store *genericregistry.Store) int {
 // its last step and the number of steps it took.
 func runPass(t *testing.T, task Task, env Env, status *featuresv1alpha1.FeatureTask) (Outcome, int) {
 	t.Helper()
-	f := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff}}
+	f := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabling}}
 	for steps := 1; steps <= 100; steps++ {
 		out, err := task.Step(context.Background(), env, f, *status, time.Now())
 		if err != nil {

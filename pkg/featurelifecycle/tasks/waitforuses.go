@@ -69,7 +69,7 @@ func (w WaitForUses) Step(_ context.Context, _ Env, f *featuresv1alpha1.Feature,
 	if _, err := time.Parse(time.RFC3339, started); err != nil {
 		started = now.UTC().Format(time.RFC3339)
 	}
-	old := f.Status.State == featuresv1alpha1.FeatureStateTurningOff // the value being left
+	old := f.Status.State == featuresv1alpha1.FeatureStateDisabling // the value being left
 	since, _ := time.Parse(time.RFC3339, started)
 	waited := now.Sub(since)
 	uses := f.Status.Uses

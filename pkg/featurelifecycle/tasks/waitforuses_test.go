@@ -29,7 +29,7 @@ func TestWaitForUses(t *testing.T) {
 	w := WaitForUses{}
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	f := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{
-		State: featuresv1alpha1.FeatureStateTurningOff,
+		State: featuresv1alpha1.FeatureStateDisabling,
 		Uses: []featuresv1alpha1.FeatureUse{
 			{Component: "kube-apiserver", Enabled: false, Reporters: []string{"a"}},
 			{Component: "kubelet", Enabled: true, Reporters: []string{"n5", "n1", "n3", "n2"}},
@@ -58,7 +58,7 @@ func TestWaitForUses(t *testing.T) {
 	}
 
 	// With nothing reported the task still lets reports in flight arrive.
-	empty := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff}}
+	empty := &featuresv1alpha1.Feature{Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabling}}
 	out, _ = w.Step(context.Background(), Env{}, empty, Status(w), t0)
 	if out.Done || out.RequeueAfter != WaitForUsesSettle {
 		t.Fatalf("no use at all: done only after the settle time: %+v", out)
@@ -70,7 +70,7 @@ func TestWaitForUses(t *testing.T) {
 	}
 
 	// Turning on, the old value is false.
-	f.Status.State = featuresv1alpha1.FeatureStateTurningOn
+	f.Status.State = featuresv1alpha1.FeatureStateEnabling
 	out, _ = w.Step(context.Background(), Env{}, f, Status(w), t0)
 	if out.Done || !strings.Contains(out.Message, "still reporting enabled=false: kube-apiserver (a)") {
 		t.Fatalf("turning on, a component with the gate off holds the task: %+v", out)

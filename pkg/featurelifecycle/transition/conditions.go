@@ -31,7 +31,7 @@ const (
 	// ReasonConverged is the reason of Converged=True.
 	ReasonConverged = "Converged"
 	// ReasonTransitionInProgress is the reason of Converged=False while the
-	// state is TurningOn or TurningOff, or tasks are left.
+	// state is Enabling or Disabling, or tasks are left.
 	ReasonTransitionInProgress = "TransitionInProgress"
 	// ReasonWaitingForDesiredState is the reason of Converged=False while the
 	// state is final (or empty) but differs from the desired state, or there
@@ -52,12 +52,12 @@ const (
 // with CamelCase reasons and human messages:
 //   - Converged True (reason Converged) exactly when state == desired and no
 //     task is left; else False with reason TransitionInProgress (the state is
-//     TurningOn/TurningOff or tasks are left; the message names the active
+//     Enabling/Disabling or tasks are left; the message names the active
 //     task) or WaitingForDesiredState.
 //   - UsesAgree True (AllUsesAgree) or False (UsesDisagree, e.g. "kubelet
-//     reports enabled=true while the feature is Off"). A final state is
+//     reports enabled=true while the feature is Disabled"). A final state is
 //     compared with Drift; a transitional state with the final state it
-//     heads for, so while TurningOn the components still reporting
+//     heads for, so while Enabling the components still reporting
 //     enabled=false are named. An empty state has nothing to disagree with.
 //     With heldCleanup set, UsesAgree is False (CleanupHeldDuringRollout)
 //     with heldCleanup as its message: a drift whose cleanup waits for
@@ -90,7 +90,7 @@ func SetConditions(status *featuresv1alpha1.FeatureStatus, generation int64, des
 }
 
 // ReasonCleanupHeld is the reason of UsesAgree=False while the cleanup of a
-// drift (a component reported the feature on while it is Off) waits for the
+// drift (a component reported the feature on while it is Disabled) waits for the
 // apiservers to agree.
 const ReasonCleanupHeld = "CleanupHeldDuringRollout"
 
@@ -147,7 +147,7 @@ func converged(status *featuresv1alpha1.FeatureStatus, desired featuresv1alpha1.
 // the transitional state becomes next.
 func activeTask(tasks []featuresv1alpha1.FeatureTask, state featuresv1alpha1.FeatureState) string {
 	if len(tasks) == 0 {
-		// Only reached for TurningOn/TurningOff, which have a final state.
+		// Only reached for Enabling/Disabling, which have a final state.
 		return fmt.Sprintf("no task left, the state becomes %s next", finalOf(state))
 	}
 	t := tasks[0]
@@ -171,7 +171,7 @@ func usesAgree(status *featuresv1alpha1.FeatureStatus) (bool, string, string) {
 	if final == "" {
 		return true, ReasonAllUsesAgree, fmt.Sprintf("state %s: no final state to compare uses with", orNone(string(status.State)))
 	}
-	enabled := final == featuresv1alpha1.FeatureStateOn
+	enabled := final == featuresv1alpha1.FeatureStateEnabled
 	components := disagreeing(enabled, status.Uses)
 	if len(components) == 0 {
 		if len(status.Uses) == 0 {
@@ -196,11 +196,11 @@ func configurationAgreed(c Configuration, agreed bool) (bool, string, string) {
 		return false, ReasonDisagreed, msg
 	}
 	var parts []string
-	if len(c.On) > 0 {
-		parts = append(parts, fmt.Sprintf("On on %s", listNames(c.On)))
+	if len(c.Enabled) > 0 {
+		parts = append(parts, fmt.Sprintf("Enabled on %s", listNames(c.Enabled)))
 	}
-	if len(c.Off) > 0 {
-		parts = append(parts, fmt.Sprintf("Off on %s", listNames(c.Off)))
+	if len(c.Disabled) > 0 {
+		parts = append(parts, fmt.Sprintf("Disabled on %s", listNames(c.Disabled)))
 	}
 	if len(parts) == 0 {
 		return true, ReasonAgreed, "no apiserver reports the gate"
@@ -208,19 +208,19 @@ func configurationAgreed(c Configuration, agreed bool) (bool, string, string) {
 	return true, ReasonAgreed, "apiservers agree: " + strings.Join(parts, "; ")
 }
 
-// isTransitional reports whether state is TurningOn or TurningOff.
+// isTransitional reports whether state is Enabling or Disabling.
 func isTransitional(state featuresv1alpha1.FeatureState) bool {
-	return state == featuresv1alpha1.FeatureStateTurningOn || state == featuresv1alpha1.FeatureStateTurningOff
+	return state == featuresv1alpha1.FeatureStateEnabling || state == featuresv1alpha1.FeatureStateDisabling
 }
 
 // finalOf returns the final state state is or heads for, or "" for an empty
 // or unknown state.
 func finalOf(state featuresv1alpha1.FeatureState) featuresv1alpha1.FeatureState {
 	switch state {
-	case featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOn:
-		return featuresv1alpha1.FeatureStateOn
-	case featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOff:
-		return featuresv1alpha1.FeatureStateOff
+	case featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateEnabling:
+		return featuresv1alpha1.FeatureStateEnabled
+	case featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateDisabling:
+		return featuresv1alpha1.FeatureStateDisabled
 	default:
 		return ""
 	}

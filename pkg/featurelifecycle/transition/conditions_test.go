@@ -48,8 +48,8 @@ func TestDrift(t *testing.T) {
 			want: []string{"kube-apiserver", "kube-scheduler", "kubelet"},
 		},
 		{"use without reporters counts", sOff, []featuresv1alpha1.FeatureUse{use("kubelet", true)}, []string{"kubelet"}},
-		{"turning on is not drift", sTurningOn, []featuresv1alpha1.FeatureUse{use("kubelet", false, "n")}, nil},
-		{"turning off is not drift", sTurningOff, []featuresv1alpha1.FeatureUse{use("kubelet", true, "n")}, nil},
+		{"turning on is not drift", sEnabling, []featuresv1alpha1.FeatureUse{use("kubelet", false, "n")}, nil},
+		{"turning off is not drift", sDisabling, []featuresv1alpha1.FeatureUse{use("kubelet", true, "n")}, nil},
 		{"empty state is not drift", sNone, []featuresv1alpha1.FeatureUse{use("kubelet", true, "n")}, nil},
 		{"unknown state is not drift", "Upgrading", []featuresv1alpha1.FeatureUse{use("kubelet", true, "n")}, nil},
 	}
@@ -85,8 +85,8 @@ func conditionsOf(t *testing.T, status *featuresv1alpha1.FeatureStatus, generati
 
 func TestSetConditions(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	agreedOn := Configuration{On: []string{"apiserver-a", "apiserver-b"}}
-	split := Configuration{On: []string{"apiserver-a", "apiserver-b"}, Off: []string{"apiserver-c"}}
+	agreedOn := Configuration{Enabled: []string{"apiserver-a", "apiserver-b"}}
+	split := Configuration{Enabled: []string{"apiserver-a", "apiserver-b"}, Disabled: []string{"apiserver-c"}}
 	const (
 		T = metav1.ConditionTrue
 		F = metav1.ConditionFalse
@@ -107,61 +107,61 @@ func TestSetConditions(t *testing.T) {
 			desired:   dOn,
 			c:         agreedOn,
 			agreed:    true,
-			converged: cond{T, ReasonConverged, "the feature is On and no task is left"},
+			converged: cond{T, ReasonConverged, "the feature is Enabled and no task is left"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "all uses report enabled=true"},
-			config:    cond{T, ReasonAgreed, "apiservers agree: On on apiserver-a, apiserver-b"},
+			config:    cond{T, ReasonAgreed, "apiservers agree: Enabled on apiserver-a, apiserver-b"},
 		},
 		{
 			name:      "drift while off",
 			status:    featuresv1alpha1.FeatureStatus{State: sOff, Uses: []featuresv1alpha1.FeatureUse{use("kubelet", true, "n"), use("kube-apiserver", false, "a")}},
 			desired:   dOff,
-			c:         Configuration{Off: []string{"a"}},
+			c:         Configuration{Disabled: []string{"a"}},
 			agreed:    true,
-			converged: cond{T, ReasonConverged, "the feature is Off and no task is left"},
-			usesAgree: cond{F, ReasonUsesDisagree, "kubelet reports enabled=true while the feature is Off"},
-			config:    cond{T, ReasonAgreed, "apiservers agree: Off on a"},
+			converged: cond{T, ReasonConverged, "the feature is Disabled and no task is left"},
+			usesAgree: cond{F, ReasonUsesDisagree, "kubelet reports enabled=true while the feature is Disabled"},
+			config:    cond{T, ReasonAgreed, "apiservers agree: Disabled on a"},
 		},
 		{
 			name: "several drifting components",
 			status: featuresv1alpha1.FeatureStatus{State: sOff, Uses: []featuresv1alpha1.FeatureUse{
 				use("kubelet", true, "n"), use("kube-scheduler", true, "s")}},
 			desired:   dOff,
-			converged: cond{T, ReasonConverged, "the feature is Off and no task is left"},
-			usesAgree: cond{F, ReasonUsesDisagree, "kube-scheduler, kubelet report enabled=true while the feature is Off"},
+			converged: cond{T, ReasonConverged, "the feature is Disabled and no task is left"},
+			usesAgree: cond{F, ReasonUsesDisagree, "kube-scheduler, kubelet report enabled=true while the feature is Disabled"},
 			agreed:    true,
 			config:    cond{T, ReasonAgreed, "no apiserver reports the gate"},
 		},
 		{
 			name: "transition in progress names the active task",
-			status: featuresv1alpha1.FeatureStatus{State: sTurningOff, Tasks: []featuresv1alpha1.FeatureTask{
+			status: featuresv1alpha1.FeatureStatus{State: sDisabling, Tasks: []featuresv1alpha1.FeatureTask{
 				{Name: "clear-fields", Message: "migrating statefulsets", Progress: "12000/50000 objects"},
 				{Name: "wait-for-absence"},
 			}, Uses: []featuresv1alpha1.FeatureUse{use("kube-controller-manager", true, "k")}},
 			desired:   dOff,
 			c:         split,
 			agreed:    false,
-			converged: cond{F, ReasonTransitionInProgress, "state TurningOff, desired Off: active task clear-fields (1 of 2): migrating statefulsets (12000/50000 objects)"},
-			usesAgree: cond{F, ReasonUsesDisagree, "kube-controller-manager reports enabled=true while the feature is TurningOff"},
-			config:    cond{F, ReasonDisagreed, "apiservers disagree: On on apiserver-a, apiserver-b; Off on apiserver-c"},
+			converged: cond{F, ReasonTransitionInProgress, "state Disabling, desired Disabled: active task clear-fields (1 of 2): migrating statefulsets (12000/50000 objects)"},
+			usesAgree: cond{F, ReasonUsesDisagree, "kube-controller-manager reports enabled=true while the feature is Disabling"},
+			config:    cond{F, ReasonDisagreed, "apiservers disagree: Enabled on apiserver-a, apiserver-b; Disabled on apiserver-c"},
 		},
 		{
 			name: "active task without message uses its description",
-			status: featuresv1alpha1.FeatureStatus{State: sTurningOn, Tasks: []featuresv1alpha1.FeatureTask{
+			status: featuresv1alpha1.FeatureStatus{State: sEnabling, Tasks: []featuresv1alpha1.FeatureTask{
 				{Name: "wait-for-uses", Description: "wait until no component reports the old value"},
 			}},
 			desired:   dOn,
 			c:         agreedOn,
 			agreed:    true,
-			converged: cond{F, ReasonTransitionInProgress, "state TurningOn, desired On: active task wait-for-uses (1 of 1): wait until no component reports the old value"},
+			converged: cond{F, ReasonTransitionInProgress, "state Enabling, desired Enabled: active task wait-for-uses (1 of 1): wait until no component reports the old value"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "no use reported"},
-			config:    cond{T, ReasonAgreed, "apiservers agree: On on apiserver-a, apiserver-b"},
+			config:    cond{T, ReasonAgreed, "apiservers agree: Enabled on apiserver-a, apiserver-b"},
 		},
 		{
 			name:      "transitional state with no task left",
-			status:    featuresv1alpha1.FeatureStatus{State: sTurningOn, Uses: []featuresv1alpha1.FeatureUse{use("kubelet", true, "n")}},
+			status:    featuresv1alpha1.FeatureStatus{State: sEnabling, Uses: []featuresv1alpha1.FeatureUse{use("kubelet", true, "n")}},
 			desired:   dOn,
 			agreed:    true,
-			converged: cond{F, ReasonTransitionInProgress, "state TurningOn, desired On: no task left, the state becomes On next"},
+			converged: cond{F, ReasonTransitionInProgress, "state Enabling, desired Enabled: no task left, the state becomes Enabled next"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "all uses report enabled=true"},
 			config:    cond{T, ReasonAgreed, "no apiserver reports the gate"},
 		},
@@ -170,7 +170,7 @@ func TestSetConditions(t *testing.T) {
 			status:    featuresv1alpha1.FeatureStatus{State: sOn, Tasks: []featuresv1alpha1.FeatureTask{{Name: "x"}}},
 			desired:   dOn,
 			agreed:    true,
-			converged: cond{F, ReasonTransitionInProgress, "state On, desired On: active task x (1 of 1)"},
+			converged: cond{F, ReasonTransitionInProgress, "state Enabled, desired Enabled: active task x (1 of 1)"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "no use reported"},
 			config:    cond{T, ReasonAgreed, "no apiserver reports the gate"},
 		},
@@ -178,11 +178,11 @@ func TestSetConditions(t *testing.T) {
 			name:      "transition not started",
 			status:    featuresv1alpha1.FeatureStatus{State: sOn},
 			desired:   dOff,
-			c:         Configuration{Off: []string{"a"}},
+			c:         Configuration{Disabled: []string{"a"}},
 			agreed:    true,
-			converged: cond{F, ReasonWaitingForDesiredState, "state On, desired Off: the transition has not started"},
+			converged: cond{F, ReasonWaitingForDesiredState, "state Enabled, desired Disabled: the transition has not started"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "no use reported"},
-			config:    cond{T, ReasonAgreed, "apiservers agree: Off on a"},
+			config:    cond{T, ReasonAgreed, "apiservers agree: Disabled on a"},
 		},
 		{
 			name:      "no desired state yet",
@@ -192,14 +192,14 @@ func TestSetConditions(t *testing.T) {
 			agreed:    false,
 			converged: cond{F, ReasonWaitingForDesiredState, "state none, no desired state yet"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "state none: no final state to compare uses with"},
-			config:    cond{F, ReasonDisagreed, "apiservers disagree: On on apiserver-a, apiserver-b; Off on apiserver-c"},
+			config:    cond{F, ReasonDisagreed, "apiservers disagree: Enabled on apiserver-a, apiserver-b; Disabled on apiserver-c"},
 		},
 		{
 			name:      "disagreement without names",
 			status:    featuresv1alpha1.FeatureStatus{State: sOff},
 			desired:   dOff,
 			agreed:    false,
-			converged: cond{T, ReasonConverged, "the feature is Off and no task is left"},
+			converged: cond{T, ReasonConverged, "the feature is Disabled and no task is left"},
 			usesAgree: cond{T, ReasonAllUsesAgree, "no use reported"},
 			config:    cond{F, ReasonDisagreed, "apiservers disagree"},
 		},
@@ -248,9 +248,9 @@ func TestSetConditionsTransitionTime(t *testing.T) {
 			t.Errorf("%s: %s lastTransitionTime %v, want %v", step, typ, got, want)
 		}
 	}
-	on := Configuration{On: []string{"a"}}
+	on := Configuration{Enabled: []string{"a"}}
 
-	// Start converged On.
+	// Start converged Enabled.
 	status := &featuresv1alpha1.FeatureStatus{State: sOn}
 	SetConditions(status, 1, dOn, on, true, "", t0)
 	before := status.DeepCopy()
@@ -263,19 +263,19 @@ func TestSetConditionsTransitionTime(t *testing.T) {
 
 	// New generation, new message, same status: times stay.
 	status.Uses = []featuresv1alpha1.FeatureUse{use("kubelet", true, "n")}
-	SetConditions(status, 2, dOn, Configuration{On: []string{"a", "b"}}, true, "", t1)
+	SetConditions(status, 2, dOn, Configuration{Enabled: []string{"a", "b"}}, true, "", t1)
 	for _, typ := range []string{featuresv1alpha1.FeatureConditionConverged, featuresv1alpha1.FeatureConditionUsesAgree, featuresv1alpha1.FeatureConditionConfigurationAgreed} {
 		check("generation 2", status, typ, t0)
 	}
 
-	// Desired Off: transition starts at t2; Converged flips, others do not.
-	status.State, status.Tasks = sTurningOff, []featuresv1alpha1.FeatureTask{{Name: "wait-for-uses"}}
-	SetConditions(status, 2, dOff, Configuration{Off: []string{"a", "b"}}, true, "", t2)
+	// Desired Disabled: transition starts at t2; Converged flips, others do not.
+	status.State, status.Tasks = sDisabling, []featuresv1alpha1.FeatureTask{{Name: "wait-for-uses"}}
+	SetConditions(status, 2, dOff, Configuration{Disabled: []string{"a", "b"}}, true, "", t2)
 	check("turning off", status, featuresv1alpha1.FeatureConditionConverged, t2)
 	check("turning off", status, featuresv1alpha1.FeatureConditionConfigurationAgreed, t0)
 	check("turning off", status, featuresv1alpha1.FeatureConditionUsesAgree, t2) // kubelet still reports true
 
-	// The transition finished Off but desired is On again, not yet stepped:
+	// The transition finished Disabled but desired is Enabled again, not yet stepped:
 	// Converged's reason changes (TransitionInProgress ->
 	// WaitingForDesiredState) while it stays False, so its time stays.
 	status.State, status.Tasks = sOff, nil

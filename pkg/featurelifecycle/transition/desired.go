@@ -35,12 +35,12 @@ const maxListedNames = 5
 
 // Configuration is what the live apiservers configure for one gate.
 type Configuration struct {
-	// On and Off are the identities of the live apiservers reporting each
+	// On and Disabled are the identities of the live apiservers reporting each
 	// value, sorted and deduplicated. An identity may transiently be in both
 	// lists: after a restart with a different value and before its reporter
 	// has removed itself from the entry of the old value. It then counts as a
 	// disagreement, so the desired state is held until the stale entry goes.
-	On, Off []string
+	Enabled, Disabled []string
 	// Modes are the identities of the apiservers by the management their
 	// flags opt the gate into (CommandLine, Central, Dynamic), sorted. More
 	// than one mode is a disagreement: management and desired state hold.
@@ -90,21 +90,21 @@ func ConfigurationOf(f *featuresv1alpha1.Feature, live []string) Configuration {
 				continue
 			}
 			if u.Enabled {
-				c.On = append(c.On, id)
+				c.Enabled = append(c.Enabled, id)
 			} else {
-				c.Off = append(c.Off, id)
+				c.Disabled = append(c.Disabled, id)
 			}
 		}
 	}
-	c.On = sortedUnique(c.On)
-	c.Off = sortedUnique(c.Off)
+	c.Enabled = sortedUnique(c.Enabled)
+	c.Disabled = sortedUnique(c.Disabled)
 	return c
 }
 
 // Agreed reports whether no two live apiservers configure different values
 // or managements. A Configuration nobody reports is agreed.
 func (c Configuration) Agreed() bool {
-	return (len(c.On) == 0 || len(c.Off) == 0) && len(c.Modes) <= 1
+	return (len(c.Enabled) == 0 || len(c.Disabled) == 0) && len(c.Modes) <= 1
 }
 
 // Desired returns the desired state: the value all live apiservers that
@@ -118,19 +118,19 @@ func (c Configuration) Agreed() bool {
 // agreed=false, until they agree. When none reports, agreed is true.
 func Desired(c Configuration, previous featuresv1alpha1.FeatureDesiredState) (desired featuresv1alpha1.FeatureDesiredState, agreed bool) {
 	switch {
-	case len(c.On) > 0 && len(c.Off) > 0:
+	case len(c.Enabled) > 0 && len(c.Disabled) > 0:
 		return previous, false
-	case len(c.On) > 0:
-		return featuresv1alpha1.FeatureDesiredStateOn, true
-	case len(c.Off) > 0:
-		return featuresv1alpha1.FeatureDesiredStateOff, true
+	case len(c.Enabled) > 0:
+		return featuresv1alpha1.FeatureDesiredStateEnabled, true
+	case len(c.Disabled) > 0:
+		return featuresv1alpha1.FeatureDesiredStateDisabled, true
 	default:
 		return previous, true
 	}
 }
 
 // DisagreementMessage names which apiservers configure what, e.g.
-// "apiservers disagree: On on apiserver-a, apiserver-b; Off on apiserver-c".
+// "apiservers disagree: Enabled on apiserver-a, apiserver-b; Disabled on apiserver-c".
 // Each list shows at most its first 5 names followed by "+N more". It is
 // meant for a Configuration that is not Agreed; for one that is, it returns
 // the empty string.
@@ -139,8 +139,8 @@ func (c Configuration) DisagreementMessage() string {
 		return ""
 	}
 	var parts []string
-	if len(c.On) > 0 && len(c.Off) > 0 {
-		parts = append(parts, fmt.Sprintf("On on %s; Off on %s", listNames(c.withVersions(c.On)), listNames(c.withVersions(c.Off))))
+	if len(c.Enabled) > 0 && len(c.Disabled) > 0 {
+		parts = append(parts, fmt.Sprintf("Enabled on %s; Disabled on %s", listNames(c.withVersions(c.Enabled)), listNames(c.withVersions(c.Disabled))))
 	}
 	if len(c.Modes) > 1 {
 		var modes []string
@@ -159,7 +159,7 @@ func (c Configuration) DisagreementMessage() string {
 // returned as they are.
 func (c Configuration) withVersions(ids []string) []string {
 	seen := map[string]bool{}
-	for _, id := range append(slices.Clone(c.On), c.Off...) {
+	for _, id := range append(slices.Clone(c.Enabled), c.Disabled...) {
 		if v := c.Versions[id]; v != "" {
 			seen[v] = true
 		}

@@ -46,37 +46,37 @@ func TestConfigurationOf(t *testing.T) {
 			name: "all on, sorted",
 			f:    feature(use("kube-apiserver", true, "c", "a", "b")),
 			live: []string{"a", "b", "c"},
-			want: Configuration{On: []string{"a", "b", "c"}},
+			want: Configuration{Enabled: []string{"a", "b", "c"}},
 		},
 		{
 			name: "split",
 			f:    feature(use("kube-apiserver", false, "c"), use("kube-apiserver", true, "b", "a")),
 			live: []string{"a", "b", "c"},
-			want: Configuration{On: []string{"a", "b"}, Off: []string{"c"}},
+			want: Configuration{Enabled: []string{"a", "b"}, Disabled: []string{"c"}},
 		},
 		{
 			name: "identities not live are ignored",
 			f:    feature(use("kube-apiserver", true, "a", "gone-1"), use("kube-apiserver", false, "gone-2")),
 			live: []string{"a", "b"},
-			want: Configuration{On: []string{"a"}},
+			want: Configuration{Enabled: []string{"a"}},
 		},
 		{
 			name: "other components are ignored",
 			f:    feature(use("kubelet", false, "a"), use("kube-controller-manager", false, "b"), use("kube-apiserver", true, "a", "b")),
 			live: []string{"a", "b"},
-			want: Configuration{On: []string{"a", "b"}},
+			want: Configuration{Enabled: []string{"a", "b"}},
 		},
 		{
 			name: "duplicates are removed",
 			f:    feature(use("kube-apiserver", true, "a", "a"), use("kube-apiserver", true, "a", "b")),
 			live: []string{"a", "b", "a"},
-			want: Configuration{On: []string{"a", "b"}},
+			want: Configuration{Enabled: []string{"a", "b"}},
 		},
 		{
 			name: "stale entry of a restarted apiserver counts on both sides",
 			f:    feature(use("kube-apiserver", true, "a", "b"), use("kube-apiserver", false, "a")),
 			live: []string{"a", "b"},
-			want: Configuration{On: []string{"a", "b"}, Off: []string{"a"}},
+			want: Configuration{Enabled: []string{"a", "b"}, Disabled: []string{"a"}},
 		},
 	}
 	for _, tc := range cases {
@@ -98,13 +98,13 @@ func TestDesired(t *testing.T) {
 		want       featuresv1alpha1.FeatureDesiredState
 		wantAgreed bool
 	}{
-		{"all on", Configuration{On: on}, dOff, dOn, true},
-		{"all on, no previous", Configuration{On: on}, dNone, dOn, true},
-		{"all off", Configuration{Off: off}, dOn, dOff, true},
-		{"all off, no previous", Configuration{Off: off}, dNone, dOff, true},
-		{"disagree keeps on", Configuration{On: on, Off: off}, dOn, dOn, false},
-		{"disagree keeps off", Configuration{On: on, Off: off}, dOff, dOff, false},
-		{"disagree without previous stays empty", Configuration{On: on, Off: off}, dNone, dNone, false},
+		{"all on", Configuration{Enabled: on}, dOff, dOn, true},
+		{"all on, no previous", Configuration{Enabled: on}, dNone, dOn, true},
+		{"all off", Configuration{Disabled: off}, dOn, dOff, true},
+		{"all off, no previous", Configuration{Disabled: off}, dNone, dOff, true},
+		{"disagree keeps on", Configuration{Enabled: on, Disabled: off}, dOn, dOn, false},
+		{"disagree keeps off", Configuration{Enabled: on, Disabled: off}, dOff, dOff, false},
+		{"disagree without previous stays empty", Configuration{Enabled: on, Disabled: off}, dNone, dNone, false},
 		{"no reports keeps on", Configuration{}, dOn, dOn, true},
 		{"no reports keeps off", Configuration{}, dOff, dOff, true},
 		{"no reports, no previous", Configuration{}, dNone, dNone, true},
@@ -124,16 +124,16 @@ func TestDesired(t *testing.T) {
 
 // TestDesiredRollingRestart simulates an admin turning a gate off by
 // restarting three apiservers one at a time. Each restart stops the
-// apiserver, brings it back with the new value while its stale On entry
+// apiserver, brings it back with the new value while its stale Enabled entry
 // lingers, and then its reporter removes the stale entry. Desired must change
-// exactly once, to Off.
+// exactly once, to Disabled.
 //
 // When the restart is shorter than the liveness window, the stopped
-// apiserver stays live with its old value, and Off is reached exactly when
-// the last apiserver reports Off. When its lease expires during the restart,
+// apiserver stays live with its old value, and Disabled is reached exactly when
+// the last apiserver reports Disabled. When its lease expires during the restart,
 // the stopped apiserver drops out of the live set, so the change happens as
-// soon as the last apiserver still configured On goes down: from then on all
-// live apiservers configure Off.
+// soon as the last apiserver still configured Enabled goes down: from then on all
+// live apiservers configure Disabled.
 func TestDesiredRollingRestart(t *testing.T) {
 	for _, leaseExpires := range []bool{false, true} {
 		t.Run(fmt.Sprintf("leaseExpires=%v", leaseExpires), func(t *testing.T) {
@@ -158,7 +158,7 @@ func TestDesiredRollingRestart(t *testing.T) {
 					}
 				}
 				if stale != "" {
-					on = append(on, stale) // the old On entry, not yet removed
+					on = append(on, stale) // the old Enabled entry, not yet removed
 				}
 				var uses []featuresv1alpha1.FeatureUse
 				if len(on) > 0 {
@@ -175,8 +175,8 @@ func TestDesiredRollingRestart(t *testing.T) {
 			for _, id := range ids {
 				steps = append(steps, build(id+" down", id, ""))
 				value[id] = false
-				steps = append(steps, build(id+" back with Off, stale On entry", "", id))
-				steps = append(steps, build(id+" back with Off", "", ""))
+				steps = append(steps, build(id+" back with Disabled, stale Enabled entry", "", id))
+				steps = append(steps, build(id+" back with Disabled", "", ""))
 			}
 			last := len(steps) - 1
 			changeAt := last
@@ -202,11 +202,11 @@ func TestDesiredRollingRestart(t *testing.T) {
 					}
 				}
 				if i > 0 && i < changeAt && desired != dOn {
-					t.Errorf("step %d (%s): desired %q, want On", i, s.label, desired)
+					t.Errorf("step %d (%s): desired %q, want Enabled", i, s.label, desired)
 				}
 			}
 			if !reflect.DeepEqual(changes, []int{changeAt}) || desired != dOff {
-				t.Errorf("desired changed at steps %v and ended %q; want exactly one change, at step %d (%s), ending Off",
+				t.Errorf("desired changed at steps %v and ended %q; want exactly one change, at step %d (%s), ending Disabled",
 					changes, desired, changeAt, steps[changeAt].label)
 			}
 		})
@@ -228,38 +228,38 @@ func TestDisagreementMessage(t *testing.T) {
 	}{
 		{
 			name: "example",
-			c:    Configuration{On: []string{"apiserver-a", "apiserver-b"}, Off: []string{"apiserver-c"}},
-			want: "apiservers disagree: On on apiserver-a, apiserver-b; Off on apiserver-c",
+			c:    Configuration{Enabled: []string{"apiserver-a", "apiserver-b"}, Disabled: []string{"apiserver-c"}},
+			want: "apiservers disagree: Enabled on apiserver-a, apiserver-b; Disabled on apiserver-c",
 		},
 		{
 			name: "five names are not truncated",
-			c:    Configuration{On: names("on", 5), Off: []string{"x"}},
-			want: "apiservers disagree: On on on-0, on-1, on-2, on-3, on-4; Off on x",
+			c:    Configuration{Enabled: names("on", 5), Disabled: []string{"x"}},
+			want: "apiservers disagree: Enabled on on-0, on-1, on-2, on-3, on-4; Disabled on x",
 		},
 		{
 			name: "six names are",
-			c:    Configuration{On: names("on", 6), Off: names("off", 12)},
-			want: "apiservers disagree: On on on-0, on-1, on-2, on-3, on-4, +1 more; Off on off-0, off-1, off-10, off-11, off-2, +7 more",
+			c:    Configuration{Enabled: names("on", 6), Disabled: names("off", 12)},
+			want: "apiservers disagree: Enabled on on-0, on-1, on-2, on-3, on-4, +1 more; Disabled on off-0, off-1, off-10, off-11, off-2, +7 more",
 		},
 		{
 			name: "emulation versions are named",
-			c: Configuration{On: []string{"apiserver-a", "apiserver-b"}, Off: []string{"apiserver-c"},
+			c: Configuration{Enabled: []string{"apiserver-a", "apiserver-b"}, Disabled: []string{"apiserver-c"},
 				Versions: map[string]string{"apiserver-a": "1.37", "apiserver-c": "1.36"}},
-			want: "apiservers disagree: On on apiserver-a (emulating 1.37), apiserver-b; Off on apiserver-c (emulating 1.36)",
+			want: "apiservers disagree: Enabled on apiserver-a (emulating 1.37), apiserver-b; Disabled on apiserver-c (emulating 1.36)",
 		},
 		{
 			name: "one emulation version is not named",
-			c: Configuration{On: []string{"apiserver-a"}, Off: []string{"apiserver-c"},
+			c: Configuration{Enabled: []string{"apiserver-a"}, Disabled: []string{"apiserver-c"},
 				Versions: map[string]string{"apiserver-a": "1.37", "apiserver-c": "1.37"}},
-			want: "apiservers disagree: On on apiserver-a; Off on apiserver-c",
+			want: "apiservers disagree: Enabled on apiserver-a; Disabled on apiserver-c",
 		},
-		{"agreed", Configuration{On: []string{"a"}}, ""},
+		{"agreed", Configuration{Enabled: []string{"a"}}, ""},
 		{"empty", Configuration{}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c
-			c.On, c.Off = sortedUnique(c.On), sortedUnique(c.Off)
+			c.Enabled, c.Disabled = sortedUnique(c.Enabled), sortedUnique(c.Disabled)
 			if got := c.DisagreementMessage(); got != tc.want {
 				t.Errorf("DisagreementMessage() =\n  %q\nwant\n  %q", got, tc.want)
 			}

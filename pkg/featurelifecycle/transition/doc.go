@@ -22,7 +22,7 @@ limitations under the License.
 //     the live kube-apiservers report in status.uses. When they disagree the
 //     previous desired state is held, so nothing flaps while an admin rolls a
 //     flag change through the apiservers.
-//   - Step is the state machine: On, Off, TurningOn, TurningOff. Entering a
+//   - Step is the state machine: Enabled, Disabled, Enabling, Disabling. Entering a
 //     transitional state installs the task list of a Plan; a reversal mid-way
 //     replaces it; a transitional state with no task left becomes final.
 //     Running the tasks is the task runner's job, not this package's.

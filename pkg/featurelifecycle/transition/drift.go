@@ -21,16 +21,16 @@ import (
 )
 
 // Drift returns the components whose uses report the opposite of a final
-// state (component names sorted, deduplicated), e.g. state Off and a use
-// {kubelet, enabled:true}. For a state that is not final (empty, TurningOn,
-// TurningOff or unknown) it returns nil: disagreeing uses are then what the
+// state (component names sorted, deduplicated), e.g. state Disabled and a use
+// {kubelet, enabled:true}. For a state that is not final (empty, Enabling,
+// Disabling or unknown) it returns nil: disagreeing uses are then what the
 // transition's tasks wait out, not drift. A use counts whatever its
 // reporters; that the reporters are still alive is for the caller to judge
 // (uses are reset when a transition starts).
 func Drift(state featuresv1alpha1.FeatureState, uses []featuresv1alpha1.FeatureUse) []string {
 	switch state {
-	case featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff:
-		return disagreeing(state == featuresv1alpha1.FeatureStateOn, uses)
+	case featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled:
+		return disagreeing(state == featuresv1alpha1.FeatureStateEnabled, uses)
 	default:
 		return nil
 	}

@@ -23,7 +23,7 @@ import (
 )
 
 // Plan returns the task list for entering a transitional state; supplied by
-// the caller (the lifecycle registry). target is TurningOn or TurningOff.
+// the caller (the lifecycle registry). target is Enabling or Disabling.
 // Step copies the list it returns, so a Plan may return a shared slice.
 type Plan func(target featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask
 
@@ -43,10 +43,10 @@ type Result struct {
 
 // Step computes the next state and tasks from the current status and the
 // desired state:
-//   - desired On and state Off or TurningOff -> TurningOn with plan(TurningOn)
+//   - desired Enabled and state Disabled or Disabling -> Enabling with plan(Enabling)
 //     (a reversal mid-way replaces the list);
-//   - desired Off and state On or TurningOn -> TurningOff with plan(TurningOff);
-//   - state TurningOn/TurningOff with no tasks left -> On/Off;
+//   - desired Disabled and state Enabled or Enabling -> Disabling with plan(Disabling);
+//   - state Enabling/Disabling with no tasks left -> Enabled/Disabled;
 //   - empty state -> the desired state directly (a new Feature takes the
 //     configured value; no tasks);
 //   - empty desired -> no change.
@@ -57,27 +57,27 @@ type Result struct {
 // Step never runs or completes a task; that is the task runner's job, and a
 // non-empty list it installs is always left for the runner. When plan
 // returns no tasks (or is nil) there is nothing to run, so Step goes straight
-// to the final state: Off with desired On becomes On in one Step, reported as
-// From Off To On, without recording TurningOn.
+// to the final state: Disabled with desired Enabled becomes Enabled in one Step, reported as
+// From Disabled To Enabled, without recording Enabling.
 //
 // Further decisions:
 //   - A final state that carries tasks keeps them: they are the
 //     version-keyed tasks a move of the emulation version queued, which
 //     the runner steps whatever the state.
-//   - A desired state other than On and Off, or a state other than "", On,
-//     Off, TurningOn and TurningOff (for example one written by a newer
+//   - A desired state other than Enabled and Disabled, or a state other than "", Enabled,
+//     Disabled, Enabling and Disabling (for example one written by a newer
 //     apiserver), is left alone: no change.
 func Step(state featuresv1alpha1.FeatureState, desired featuresv1alpha1.FeatureDesiredState, tasks []featuresv1alpha1.FeatureTask, plan Plan) Result {
 	unchanged := Result{State: state, Tasks: tasks}
 
 	var final, turning, opposite, oppositeTurning featuresv1alpha1.FeatureState
 	switch desired {
-	case featuresv1alpha1.FeatureDesiredStateOn:
-		final, turning = featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOn
-		opposite, oppositeTurning = featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOff
-	case featuresv1alpha1.FeatureDesiredStateOff:
-		final, turning = featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOff
-		opposite, oppositeTurning = featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOn
+	case featuresv1alpha1.FeatureDesiredStateEnabled:
+		final, turning = featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateEnabling
+		opposite, oppositeTurning = featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateDisabling
+	case featuresv1alpha1.FeatureDesiredStateDisabled:
+		final, turning = featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateDisabling
+		opposite, oppositeTurning = featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateEnabling
 	default:
 		return unchanged
 	}

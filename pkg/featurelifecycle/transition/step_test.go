@@ -25,15 +25,15 @@ import (
 )
 
 const (
-	sNone       = featuresv1alpha1.FeatureState("")
-	sOn         = featuresv1alpha1.FeatureStateOn
-	sOff        = featuresv1alpha1.FeatureStateOff
-	sTurningOn  = featuresv1alpha1.FeatureStateTurningOn
-	sTurningOff = featuresv1alpha1.FeatureStateTurningOff
+	sNone      = featuresv1alpha1.FeatureState("")
+	sOn        = featuresv1alpha1.FeatureStateEnabled
+	sOff       = featuresv1alpha1.FeatureStateDisabled
+	sEnabling  = featuresv1alpha1.FeatureStateEnabling
+	sDisabling = featuresv1alpha1.FeatureStateDisabling
 
 	dNone = featuresv1alpha1.FeatureDesiredState("")
-	dOn   = featuresv1alpha1.FeatureDesiredStateOn
-	dOff  = featuresv1alpha1.FeatureDesiredStateOff
+	dOn   = featuresv1alpha1.FeatureDesiredStateEnabled
+	dOff  = featuresv1alpha1.FeatureDesiredStateDisabled
 )
 
 func tasks(names ...string) []featuresv1alpha1.FeatureTask {
@@ -54,9 +54,9 @@ var (
 func testPlan(t *testing.T) Plan {
 	return func(target featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask {
 		switch target {
-		case sTurningOn:
+		case sEnabling:
 			return onPlan
-		case sTurningOff:
+		case sDisabling:
 			return offPlan
 		default:
 			t.Errorf("plan called with target %q", target)
@@ -92,10 +92,10 @@ func TestStepTable(t *testing.T) {
 		{sOn, dNone, oldTasks, same(sOn, oldTasks)},
 		{sOff, dNone, nil, same(sOff, nil)},
 		{sOff, dNone, oldTasks, same(sOff, oldTasks)},
-		{sTurningOn, dNone, nil, same(sTurningOn, nil)},
-		{sTurningOn, dNone, oldTasks, same(sTurningOn, oldTasks)},
-		{sTurningOff, dNone, nil, same(sTurningOff, nil)},
-		{sTurningOff, dNone, oldTasks, same(sTurningOff, oldTasks)},
+		{sEnabling, dNone, nil, same(sEnabling, nil)},
+		{sEnabling, dNone, oldTasks, same(sEnabling, oldTasks)},
+		{sDisabling, dNone, nil, same(sDisabling, nil)},
+		{sDisabling, dNone, oldTasks, same(sDisabling, oldTasks)},
 
 		// Empty state: a new Feature takes the desired state, without tasks.
 		{sNone, dOn, nil, move(sNone, sOn, nil)},
@@ -103,25 +103,25 @@ func TestStepTable(t *testing.T) {
 		{sNone, dOff, nil, move(sNone, sOff, nil)},
 		{sNone, dOff, oldTasks, move(sNone, sOff, nil)},
 
-		// Desired On.
+		// Desired Enabled.
 		{sOn, dOn, nil, same(sOn, nil)},
 		{sOn, dOn, oldTasks, same(sOn, oldTasks)}, // version-keyed tasks in a final state stay for the runner
-		{sOff, dOn, nil, move(sOff, sTurningOn, onPlan)},
-		{sOff, dOn, oldTasks, move(sOff, sTurningOn, onPlan)},
-		{sTurningOn, dOn, nil, move(sTurningOn, sOn, nil)}, // no task left: final
-		{sTurningOn, dOn, oldTasks, same(sTurningOn, oldTasks)},
-		{sTurningOff, dOn, nil, move(sTurningOff, sTurningOn, onPlan)},
-		{sTurningOff, dOn, oldTasks, move(sTurningOff, sTurningOn, onPlan)}, // reversal replaces the list
+		{sOff, dOn, nil, move(sOff, sEnabling, onPlan)},
+		{sOff, dOn, oldTasks, move(sOff, sEnabling, onPlan)},
+		{sEnabling, dOn, nil, move(sEnabling, sOn, nil)}, // no task left: final
+		{sEnabling, dOn, oldTasks, same(sEnabling, oldTasks)},
+		{sDisabling, dOn, nil, move(sDisabling, sEnabling, onPlan)},
+		{sDisabling, dOn, oldTasks, move(sDisabling, sEnabling, onPlan)}, // reversal replaces the list
 
-		// Desired Off.
+		// Desired Disabled.
 		{sOff, dOff, nil, same(sOff, nil)},
 		{sOff, dOff, oldTasks, same(sOff, oldTasks)},
-		{sOn, dOff, nil, move(sOn, sTurningOff, offPlan)},
-		{sOn, dOff, oldTasks, move(sOn, sTurningOff, offPlan)},
-		{sTurningOff, dOff, nil, move(sTurningOff, sOff, nil)},
-		{sTurningOff, dOff, oldTasks, same(sTurningOff, oldTasks)},
-		{sTurningOn, dOff, nil, move(sTurningOn, sTurningOff, offPlan)},
-		{sTurningOn, dOff, oldTasks, move(sTurningOn, sTurningOff, offPlan)},
+		{sOn, dOff, nil, move(sOn, sDisabling, offPlan)},
+		{sOn, dOff, oldTasks, move(sOn, sDisabling, offPlan)},
+		{sDisabling, dOff, nil, move(sDisabling, sOff, nil)},
+		{sDisabling, dOff, oldTasks, same(sDisabling, oldTasks)},
+		{sEnabling, dOff, nil, move(sEnabling, sDisabling, offPlan)},
+		{sEnabling, dOff, oldTasks, move(sEnabling, sDisabling, offPlan)},
 	}
 	if len(cases) != 30 {
 		t.Fatalf("table has %d cases, want 5 states x 3 desired x 2 task lists = 30", len(cases))
@@ -152,8 +152,8 @@ func TestStepEmptyPlan(t *testing.T) {
 	}{
 		{"off to on", sOff, dOn, nil, empty, Result{State: sOn, Changed: true, From: sOff, To: sOn}},
 		{"on to off", sOn, dOff, nil, empty, Result{State: sOff, Changed: true, From: sOn, To: sOff}},
-		{"reversal of turning off", sTurningOff, dOn, oldTasks, empty, Result{State: sOn, Changed: true, From: sTurningOff, To: sOn}},
-		{"reversal of turning on", sTurningOn, dOff, oldTasks, empty, Result{State: sOff, Changed: true, From: sTurningOn, To: sOff}},
+		{"reversal of turning off", sDisabling, dOn, oldTasks, empty, Result{State: sOn, Changed: true, From: sDisabling, To: sOn}},
+		{"reversal of turning on", sEnabling, dOff, oldTasks, empty, Result{State: sOff, Changed: true, From: sEnabling, To: sOff}},
 		{"nil plan", sOff, dOn, nil, nil, Result{State: sOn, Changed: true, From: sOff, To: sOn}},
 		{"empty non-nil plan", sOn, dOff, nil,
 			func(featuresv1alpha1.FeatureState) []featuresv1alpha1.FeatureTask {
@@ -186,7 +186,7 @@ func TestStepUnknown(t *testing.T) {
 		{"Upgrading", dOff},
 		{sOn, "Maybe"},
 		{sNone, "Maybe"},
-		{sTurningOn, "Maybe"},
+		{sEnabling, "Maybe"},
 	}
 	for _, tc := range cases {
 		got := Step(tc.state, tc.desired, oldTasks, noPlan)
@@ -208,7 +208,7 @@ func TestStepCopiesPlan(t *testing.T) {
 	}
 }
 
-// TestStepWalk runs a full Off -> On -> Off cycle with a fake task runner
+// TestStepWalk runs a full Disabled -> Enabled -> Disabled cycle with a fake task runner
 // that finishes one task per round, including a reversal mid-way.
 func TestStepWalk(t *testing.T) {
 	state, list := sOff, []featuresv1alpha1.FeatureTask(nil)
@@ -225,21 +225,21 @@ func TestStepWalk(t *testing.T) {
 			list = list[1:]
 		}
 	}
-	step(dOn) // Off > TurningOn
+	step(dOn) // Disabled > Enabling
 	runOne()  // wait-for-uses done
 	step(dOff)
-	// Reversal: TurningOn > TurningOff with the off plan.
-	if state != sTurningOff || !reflect.DeepEqual(list, offPlan) {
+	// Reversal: Enabling > Disabling with the off plan.
+	if state != sDisabling || !reflect.DeepEqual(list, offPlan) {
 		t.Fatalf("after reversal: state %q tasks %v", state, list)
 	}
 	for range offPlan {
 		step(dOff)
 		runOne()
 	}
-	step(dOff) // TurningOff > Off
+	step(dOff) // Disabling > Disabled
 	step(dOff) // no change
-	want := []string{"Off>TurningOn", "TurningOn>TurningOff", "TurningOff>Off"}
+	want := []string{"Disabled>Enabling", "Enabling>Disabling", "Disabling>Disabled"}
 	if !reflect.DeepEqual(transitions, want) || state != sOff || len(list) != 0 {
-		t.Errorf("transitions %v state %q tasks %v; want %v, Off, none", transitions, state, list, want)
+		t.Errorf("transitions %v state %q tasks %v; want %v, Disabled, none", transitions, state, list, want)
 	}
 }

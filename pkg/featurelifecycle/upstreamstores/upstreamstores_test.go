@@ -124,7 +124,7 @@ func TestEveryStoredResourceHasAStore(t *testing.T) {
 // TestGatedStoresFromTheProvider checks that with the registry of the
 // Features' states, as kube-apiserver gives it when the feature lifecycle
 // runs, a resource served only with a gate that is off is built by its own
-// provider (wrapped to be served while its Feature is TurningOff) and
+// provider (wrapped to be served while its Feature is Disabling) and
 // reached through genericregistry.StoreAccessor, without Config.Gated: the
 // gated-store table is only for processes without the feature lifecycle.
 func TestGatedStoresFromTheProvider(t *testing.T) {

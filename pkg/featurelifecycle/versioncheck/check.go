@@ -204,10 +204,10 @@ func (x *Index) validate(from, to string) error {
 func unsettled(f *featuresv1alpha1.Feature) []Finding {
 	var out []Finding
 	switch f.Status.State {
-	case featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff:
+	case featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling:
 		out = append(out, Finding{Gate: f.Spec.Gate, Reason: "InTransition",
 			Message: fmt.Sprintf("%s is %s (%s): wait until it is %s", f.Spec.Gate, f.Status.State, activeTask(f), settled(f.Status.State))})
-	case featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff:
+	case featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled:
 		if len(f.Status.Tasks) > 0 {
 			// Version-keyed tasks of the last move of the emulation
 			// version (a storage-version rewrite among them).
@@ -237,7 +237,7 @@ func (x *Index) addGate(r *Report, f *featuresv1alpha1.Feature, targetGates map[
 	if inA && inB && (a == nil || *a == *b) && !flagged {
 		return
 	}
-	cur := f.Status.State == featuresv1alpha1.FeatureStateOn
+	cur := f.Status.State == featuresv1alpha1.FeatureStateEnabled
 	// The value at the target: what its --feature-gates say, else the
 	// value set on the command line now (a Feature whose state is not its
 	// default) if the gate can still be set, else the default.
@@ -260,12 +260,12 @@ func (x *Index) addGate(r *Report, f *featuresv1alpha1.Feature, targetGates map[
 			Message: fmt.Sprintf("--feature-gates sets %s, which does not exist at %s: kube-apiserver %s would refuse to start; remove it", gate, to, to)})
 	case cur && !tgt && !inB:
 		r.Blockers = append(r.Blockers, Finding{Gate: gate, Reason: "GateMissingAtTarget",
-			Message: fmt.Sprintf("%s is on and does not exist at %s: turn it off (--feature-gates=%s=false) and wait for its Feature to be Off before moving to %s", gate, to, gate, to)})
+			Message: fmt.Sprintf("%s is on and does not exist at %s: turn it off (--feature-gates=%s=false) and wait for its Feature to be Disabled before moving to %s", gate, to, gate, to)})
 	case cur && !tgt:
 		r.Blockers = append(r.Blockers, x.turnsOff(f, b, why, to))
 	case !cur && tgt:
 		r.Changes = append(r.Changes, Finding{Gate: gate, Reason: "TurnsOnAtTarget",
-			Message: fmt.Sprintf("%s is off and %s: it turns on (TurningOn, then On)", gate, why)})
+			Message: fmt.Sprintf("%s is off and %s: it turns on (Enabling, then Enabled)", gate, why)})
 	case a != nil && b != nil && a.PreRelease != b.PreRelease:
 		r.Changes = append(r.Changes, Finding{Gate: gate, Reason: "StageChanges",
 			Message: fmt.Sprintf("%s goes from %s to %s", gate, a.PreRelease, b.PreRelease)})
@@ -289,7 +289,7 @@ func (x *Index) turnsOff(f *featuresv1alpha1.Feature, b *inventory.GateStage, wh
 		tasks = "it only waits until no component uses it"
 	}
 	return Finding{Gate: gate, Reason: "TurnsOffAtTarget",
-		Message: fmt.Sprintf("%s is on and %s: turn it off and wait for its Feature to be Off (%s) before moving to %s, %s%s", gate, why, tasks, to, keep, storedUses(f))}
+		Message: fmt.Sprintf("%s is on and %s: turn it off and wait for its Feature to be Disabled (%s) before moving to %s, %s%s", gate, why, tasks, to, keep, storedUses(f))}
 }
 
 // storageChanges returns the storage versions that change moving from
@@ -420,10 +420,10 @@ func activeTask(f *featuresv1alpha1.Feature) string {
 }
 
 func settled(s featuresv1alpha1.FeatureState) featuresv1alpha1.FeatureState {
-	if s == featuresv1alpha1.FeatureStateTurningOn {
-		return featuresv1alpha1.FeatureStateOn
+	if s == featuresv1alpha1.FeatureStateEnabling {
+		return featuresv1alpha1.FeatureStateEnabled
 	}
-	return featuresv1alpha1.FeatureStateOff
+	return featuresv1alpha1.FeatureStateDisabled
 }
 
 // less compares major.minor versions, by their position among the

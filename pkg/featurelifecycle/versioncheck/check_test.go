@@ -58,7 +58,7 @@ func reasons(fs []Finding) string {
 }
 
 func TestCheck(t *testing.T) {
-	on, off := featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff
+	on, off := featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled
 	for name, c := range map[string]struct {
 		features      []featuresv1alpha1.Feature
 		to            string
@@ -109,7 +109,7 @@ func TestCheck(t *testing.T) {
 			chg: "Later:TurnsOnAtTarget Promoted:TurnsOnAtTarget things.example.com:StorageVersionChanges",
 		},
 		"a transition in progress blocks, from the lowest version": {
-			features: []featuresv1alpha1.Feature{feature("Later", featuresv1alpha1.FeatureStateTurningOn, "1.37"), feature("Promoted", on, "1.36")},
+			features: []featuresv1alpha1.Feature{feature("Later", featuresv1alpha1.FeatureStateEnabling, "1.37"), feature("Promoted", on, "1.36")},
 			to:       "1.37", from: "1.36",
 			blockers: "Later:InTransition",
 			chg:      "Later:TurnsOnAtTarget things.example.com:StorageVersionChanges",
@@ -136,7 +136,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCheckRefusesUnknownVersions(t *testing.T) {
-	if _, err := Check([]featuresv1alpha1.Feature{feature("Later", featuresv1alpha1.FeatureStateOff, "1.37")}, changes, "1.33", nil); err == nil || !strings.Contains(err.Error(), "can emulate 1.35, 1.36, 1.37") {
+	if _, err := Check([]featuresv1alpha1.Feature{feature("Later", featuresv1alpha1.FeatureStateDisabled, "1.37")}, changes, "1.33", nil); err == nil || !strings.Contains(err.Error(), "can emulate 1.35, 1.36, 1.37") {
 		t.Errorf("err = %v", err)
 	}
 	if _, err := Check(nil, changes, "1.36", nil); err == nil || !strings.Contains(err.Error(), "FeatureLifecycle") {
@@ -148,7 +148,7 @@ func TestCheckRefusesUnknownVersions(t *testing.T) {
 // target quotes what its leader last counted of the stored objects that
 // use it, from its DowngradeSafe condition.
 func TestCheckQuotesStoredUses(t *testing.T) {
-	f := feature("Later", featuresv1alpha1.FeatureStateOn, "1.37")
+	f := feature("Later", featuresv1alpha1.FeatureStateEnabled, "1.37")
 	f.Status.Conditions = []metav1.Condition{{Type: featuresv1alpha1.FeatureConditionDowngradeSafe, Status: metav1.ConditionFalse, Reason: "TurnsOffAtTarget",
 		Message: "Later is on ...; stored objects use it: 2 things.example.com (ns/a, ns/b)"}}
 	r, err := Check([]featuresv1alpha1.Feature{f}, changes, "1.36", nil)
@@ -163,7 +163,7 @@ func TestCheckQuotesStoredUses(t *testing.T) {
 // TestCheckVersionTaskPending: a settled Feature that still has the
 // version-keyed tasks of the last move blocks the next one.
 func TestCheckVersionTaskPending(t *testing.T) {
-	f := feature("Promoted", featuresv1alpha1.FeatureStateOn, "1.37")
+	f := feature("Promoted", featuresv1alpha1.FeatureStateEnabled, "1.37")
 	f.Status.Tasks = []featuresv1alpha1.FeatureTask{{Name: "migrate-storage-to-1-37", Message: "rewrote 10 of 45 objects"}}
 	r, err := Check([]featuresv1alpha1.Feature{f}, changes, "1.36", map[string]bool{"Promoted": true})
 	if err != nil {
@@ -180,8 +180,8 @@ func TestCheckVersionTaskPending(t *testing.T) {
 // left out).
 func TestCheckFeature(t *testing.T) {
 	x := NewIndex(changes)
-	states := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateOff,
-		featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateTurningOff}
+	states := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled,
+		featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling}
 	ofGate := func(gate string, fs []Finding) string {
 		var out []Finding
 		for _, f := range fs {
@@ -227,7 +227,7 @@ func TestCheckFeature(t *testing.T) {
 // BenchmarkCheckFeature: a check of one Feature costs what its gate costs,
 // against a check of the cluster with that one Feature in the same run.
 func BenchmarkCheckFeature(b *testing.B) {
-	f := feature("Promoted", featuresv1alpha1.FeatureStateOn, "1.37")
+	f := feature("Promoted", featuresv1alpha1.FeatureStateEnabled, "1.37")
 	b.Run("before/one-feature", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {

@@ -488,7 +488,7 @@ func valueTasks(inv *inventory.Inventory, templates map[schema.GroupResource]gat
 			return nil, err
 		}
 		out = append(out, tasks.WaitForAbsence(valuesTaskName(gr),
-			shorten(fmt.Sprintf("Wait until no %s sets %s: validation refuses these values once %s is Off. Change or delete those %s to go on.",
+			shorten(fmt.Sprintf("Wait until no %s sets %s: validation refuses these values once %s is Disabled. Change or delete those %s to go on.",
 				singular(gr), strings.Join(sets, "; "), gate, gr.Resource)),
 			gr, shorten(strings.Join(what, "; ")), uses))
 	}
@@ -545,15 +545,15 @@ func valuesTaskName(gr schema.GroupResource) string {
 
 // servedOnlyWithTasks are the tasks of a resource served only while gate is
 // on: deleting its stored objects (opt-in), then waiting until none is
-// stored. While the Feature is TurningOff kube-apiserver serves the
+// stored. While the Feature is Disabling kube-apiserver serves the
 // resource to read and delete (pkg/featurelifecycle/servewhiledisabling), so an
-// admin can also delete them by hand; once it is Off nobody can.
+// admin can also delete them by hand; once it is Disabled nobody can.
 func servedOnlyWithTasks(gate string, gr schema.GroupResource) []tasks.Task {
 	return []tasks.Task{
 		tasks.OptIn(tasks.DeleteObjects(taskName(derivedDeleteResourcePrefix, gr),
-			shorten(fmt.Sprintf("Delete every stored %s: they are not served once %s is Off.", gr.String(), gate)), gr)),
+			shorten(fmt.Sprintf("Delete every stored %s: they are not served once %s is Disabled.", gr.String(), gate)), gr)),
 		tasks.WaitForAbsence(taskName(derivedWaitForResourcePrefix, gr),
-			shorten(fmt.Sprintf("Wait until no %s is stored: they are not served once %s is Off. Delete them (served to read and delete while the Feature is TurningOff), or opt in to %s, to go on.",
+			shorten(fmt.Sprintf("Wait until no %s is stored: they are not served once %s is Disabled. Delete them (served to read and delete while the Feature is Disabling), or opt in to %s, to go on.",
 				gr.String(), gate, taskName(derivedDeleteResourcePrefix, gr))),
 			gr, "a resource served only with "+gate, func(runtime.Object) bool { return true }),
 	}

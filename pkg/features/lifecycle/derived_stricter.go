@@ -37,12 +37,12 @@ import (
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
-// derivedWaitForValidPrefix starts the name of the TurningOn task that
+// derivedWaitForValidPrefix starts the name of the Enabling task that
 // waits until no stored object of a resource holds a value validation
 // refuses once the gate is on (wait-for-valid-<resource>).
 const derivedWaitForValidPrefix = "wait-for-valid-"
 
-// stricterTasks are the TurningOn tasks of a gate whose validation is
+// stricterTasks are the Enabling tasks of a gate whose validation is
 // stricter when it is on (the inventory's stricterValues,
 // StrictIPCIDRValidation): one per resource that can be read, waiting
 // until no stored object gets an error from the resource's own create
@@ -76,9 +76,9 @@ func stricterTasks(inv *inventory.Inventory, templates map[schema.GroupResource]
 		}
 		fields := strings.Join(paths, ", ")
 		out = append(out, tasks.WaitForAbsence(taskName(derivedWaitForValidPrefix, gr),
-			shorten(fmt.Sprintf("Wait until no %s sets %s to a value %s's validation refuses once %s is On (such as %s). Upstream keeps accepting the stored value on update; change those %s to go on.",
+			shorten(fmt.Sprintf("Wait until no %s sets %s to a value %s's validation refuses once %s is Enabled (such as %s). Upstream keeps accepting the stored value on update; change those %s to go on.",
 				singular(gr), fields, gr.String(), gate, strings.Join(probes, " or "), gr.Resource)),
-			gr, shorten(fmt.Sprintf("values of %s refused once %s is On", fields, gate)), refused))
+			gr, shorten(fmt.Sprintf("values of %s refused once %s is Enabled", fields, gate)), refused))
 	}
 	return out, nil
 }

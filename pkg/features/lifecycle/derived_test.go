@@ -84,7 +84,7 @@ func TestDerived(t *testing.T) {
 				t.Errorf("%s is not a gate of kube-apiserver", gate)
 			}
 			// Only a gate whose validation is stricter when on waits
-			// while TurningOn, and only for invalid objects.
+			// while Enabling, and only for invalid objects.
 			_, stricter := inv.StricterValues[string(gate)]
 			if stricter != (len(lc.OnEnable) > 0) {
 				t.Errorf("derived OnEnable tasks %v, stricter values listed: %t", taskNames(lc.OnEnable), stricter)
@@ -496,7 +496,7 @@ func TestValuesTaskName(t *testing.T) {
 	}
 }
 
-// TestDerivedStricterWhenOn: StrictIPCIDRValidation's TurningOn tasks hold
+// TestDerivedStricterWhenOn: StrictIPCIDRValidation's Enabling tasks hold
 // a stored object whose IP or CIDR the resource's validation refuses with
 // the gate on (it is on by default at 1.37), and no other.
 func TestDerivedStricterWhenOn(t *testing.T) {

@@ -30,9 +30,9 @@ import (
 // Lifecycle declares what a gate's transitions need besides WaitForUses,
 // which every transition runs first.
 type Lifecycle struct {
-	// OnEnable runs, in order, while the feature is TurningOn.
+	// OnEnable runs, in order, while the feature is Enabling.
 	OnEnable []tasks.Task
-	// OnDisable runs, in order, while the feature is TurningOff: clearing the
+	// OnDisable runs, in order, while the feature is Disabling: clearing the
 	// fields the feature added, waiting for objects that use it to go away.
 	OnDisable []tasks.Task
 	// Upgrades run when the cluster's emulation version crosses a version
@@ -101,7 +101,7 @@ var Lifecycles = map[featuregate.Feature]Lifecycle{
 	// Projected podCertificate volume sources of pods: as for
 	// ClusterTrustBundleProjection, the pods have to go. The gate also
 	// serves podcertificaterequests.certificates.k8s.io, which are
-	// unreachable once it is Off: the served-only tasks (the derived ones)
+	// unreachable once it is Disabled: the served-only tasks (the derived ones)
 	// offer their deletion (opt-in) and wait until none is stored.
 	//
 	// Derived: would also offer the opt-in clearing of workload templates

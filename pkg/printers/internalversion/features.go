@@ -230,8 +230,8 @@ func printFeatureTargetList(list *features.FeatureTargetList, opts printers.Gene
 	return rows, nil
 }
 
-// featureTargetCohortCell says who takes a rollout's value: "On for all",
-// "On for 25% of ranks and 1 selector", or <none> without a rollout.
+// featureTargetCohortCell says who takes a rollout's value: "Enabled for all",
+// "Enabled for 25% of ranks and 1 selector", or <none> without a rollout.
 func featureTargetCohortCell(r *features.FeatureTargetRollout) string {
 	if r == nil {
 		return "<none>"

@@ -58,11 +58,11 @@ func printedFeature() *features.Feature {
 		},
 		Spec: features.FeatureSpec{
 			Gate:         "MaxUnavailableStatefulSet",
-			DesiredState: features.FeatureDesiredStateOn,
+			DesiredState: features.FeatureDesiredStateEnabled,
 			Management:   features.FeatureManagementCommandLine,
 		},
 		Status: features.FeatureStatus{
-			State:      features.FeatureStateTurningOff,
+			State:      features.FeatureStateDisabling,
 			PreRelease: features.FeaturePreReleaseBeta,
 			Default:    ptr.To(true),
 			Version:    "1.36",
@@ -142,14 +142,14 @@ func TestPrintFeature(t *testing.T) {
 		{
 			name:    "full",
 			feature: printedFeature(),
-			want:    []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
+			want:    []string{"max-unavailable-stateful-set", "Enabled", "Disabling", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
 		},
 		{
 			name: "default false, one task",
 			feature: func() *features.Feature {
 				f := printedFeature()
-				f.Spec.DesiredState = features.FeatureDesiredStateOff
-				f.Status.State = features.FeatureStateOff
+				f.Spec.DesiredState = features.FeatureDesiredStateDisabled
+				f.Status.State = features.FeatureStateDisabled
 				f.Status.PreRelease = features.FeaturePreReleaseAlpha
 				f.Status.Default = ptr.To(false)
 				f.Status.Tasks = f.Status.Tasks[1:]
@@ -160,7 +160,7 @@ func TestPrintFeature(t *testing.T) {
 				}
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "Off", "Off", "Alpha", "false", "clear-fields (1/1)", "90s", "MaxUnavailableStatefulSet", "1.36", "Safe", "TurnsOffAtTarget", "<none>"},
+			want: []string{"max-unavailable-stateful-set", "Disabled", "Disabled", "Alpha", "false", "clear-fields (1/1)", "90s", "MaxUnavailableStatefulSet", "1.36", "Safe", "TurnsOffAtTarget", "<none>"},
 		},
 		{
 			name: "a task its owner completes",
@@ -169,7 +169,7 @@ func TestPrintFeature(t *testing.T) {
 				f.Status.Tasks = []features.FeatureTask{{Name: "migrate-widgets", Owner: "widget-controller"}}
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "migrate-widgets (1/1, by widget-controller)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
+			want: []string{"max-unavailable-stateful-set", "Enabled", "Disabling", "Beta", "true", "migrate-widgets (1/1, by widget-controller)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
 		},
 		{
 			name: "ten hours old",
@@ -178,18 +178,18 @@ func TestPrintFeature(t *testing.T) {
 				f.CreationTimestamp = metav1.NewTime(time.Now().Add(-10 * time.Hour))
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "10h", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
+			want: []string{"max-unavailable-stateful-set", "Enabled", "Disabling", "Beta", "true", "wait-for-uses (1/2)", "10h", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
 		},
 		{
 			name: "rolling out in steps",
 			feature: func() *features.Feature {
 				f := printedFeature()
 				f.Spec.Rollout = &features.FeatureRollout{}
-				f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", From: features.FeatureDesiredStateOff,
+				f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", From: features.FeatureDesiredStateDisabled,
 					To: f.Spec.DesiredState, Step: 2, Members: 2, Candidates: 20}
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "Progressing 2/5 (2 of 20 nodes)"},
+			want: []string{"max-unavailable-stateful-set", "Enabled", "Disabling", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "Progressing 2/5 (2 of 20 nodes)"},
 		},
 		{
 			name: "rolling out on apiservers",
@@ -197,10 +197,10 @@ func TestPrintFeature(t *testing.T) {
 				f := printedFeature()
 				f.Spec.Rollout = &features.FeatureRollout{Steps: []features.FeatureRolloutStep{{Count: 1}, {Percent: 100}}}
 				f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: features.FeatureRolloutScopeAPIServers,
-					From: features.FeatureDesiredStateOff, To: f.Spec.DesiredState, Step: 1, Members: 1, Candidates: 3}
+					From: features.FeatureDesiredStateDisabled, To: f.Spec.DesiredState, Step: 1, Members: 1, Candidates: 3}
 				return f
 			}(),
-			want: []string{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "Progressing 1/2 (1 of 3 apiservers)"},
+			want: []string{"max-unavailable-stateful-set", "Enabled", "Disabling", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "Progressing 1/2 (1 of 3 apiservers)"},
 		},
 		{
 			name:    "empty",
@@ -230,12 +230,12 @@ func TestPrintFeatureList(t *testing.T) {
 	b := printedFeature()
 	b.Name = "hpa-scale-to-zero"
 	b.Spec.Gate = "HPAScaleToZero"
-	b.Spec.DesiredState = features.FeatureDesiredStateOff
+	b.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	b.Status = features.FeatureStatus{}
 	c := &features.Feature{}
 	c.Name = "kmsv2"
 	c.Spec.Gate = "KMSv2"
-	c.Status.State = features.FeatureStateOn
+	c.Status.State = features.FeatureStateEnabled
 	c.Status.Default = ptr.To(true)
 	c.Status.PreRelease = features.FeaturePreReleaseGA
 
@@ -248,9 +248,9 @@ func TestPrintFeatureList(t *testing.T) {
 		t.Errorf("table resourceVersion: got %q, want %q", table.ResourceVersion, "42")
 	}
 	want := [][]string{
-		{"max-unavailable-stateful-set", "On", "TurningOff", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
-		{"hpa-scale-to-zero", "Off", "<none>", "<none>", "<unknown>", "<none>", "120m", "HPAScaleToZero", "<none>", "<unknown>", "<unknown>", "<none>"},
-		{"kmsv2", "<none>", "On", "GA", "true", "<none>", "<unknown>", "KMSv2", "<none>", "<unknown>", "<unknown>", "<none>"},
+		{"max-unavailable-stateful-set", "Enabled", "Disabling", "Beta", "true", "wait-for-uses (1/2)", "120m", "MaxUnavailableStatefulSet", "1.36", "<unknown>", "<unknown>", "<none>"},
+		{"hpa-scale-to-zero", "Disabled", "<none>", "<none>", "<unknown>", "<none>", "120m", "HPAScaleToZero", "<none>", "<unknown>", "<unknown>", "<none>"},
+		{"kmsv2", "<none>", "Enabled", "GA", "true", "<none>", "<unknown>", "KMSv2", "<none>", "<unknown>", "<unknown>", "<none>"},
 	}
 	if len(table.Rows) != len(want) {
 		t.Fatalf("got %d rows, want %d", len(table.Rows), len(want))
@@ -295,28 +295,28 @@ func TestPrintFeatureReport(t *testing.T) {
 func TestPrintFeatureTarget(t *testing.T) {
 	created := metav1.NewTime(time.Now().Add(-time.Hour))
 	rollout := func(c features.FeatureCohort) *features.FeatureTargetRollout {
-		return &features.FeatureTargetRollout{Scope: "Nodes", DesiredState: features.FeatureDesiredStateOn, Cohort: c}
+		return &features.FeatureTargetRollout{Scope: "Nodes", DesiredState: features.FeatureDesiredStateEnabled, Cohort: c}
 	}
 	for _, tc := range []struct {
 		rollout *features.FeatureTargetRollout
 		want    string
 	}{
 		{nil, "<none>"},
-		{rollout(features.FeatureCohort{All: true}), "On for all"},
-		{rollout(features.FeatureCohort{Below: "4611686018427387904"}), "On for 25% of ranks"},
-		{rollout(features.FeatureCohort{Selectors: []metav1.LabelSelector{{}, {}}}), "On for 0% of ranks and 2 selectors"},
+		{rollout(features.FeatureCohort{All: true}), "Enabled for all"},
+		{rollout(features.FeatureCohort{Below: "4611686018427387904"}), "Enabled for 25% of ranks"},
+		{rollout(features.FeatureCohort{Selectors: []metav1.LabelSelector{{}, {}}}), "Enabled for 0% of ranks and 2 selectors"},
 	} {
 		target := &features.FeatureTarget{
 			ObjectMeta: metav1.ObjectMeta{Name: "pod-deletion-cost", CreationTimestamp: created},
 			Spec: features.FeatureTargetSpec{Gate: "PodDeletionCost", Management: features.FeatureManagementDynamic,
-				DesiredState: features.FeatureDesiredStateOff, Rollout: tc.rollout},
+				DesiredState: features.FeatureDesiredStateDisabled, Rollout: tc.rollout},
 		}
 		table, err := printers.NewTableGenerator().With(addFeaturesHandlers).GenerateTable(
 			&features.FeatureTargetList{Items: []features.FeatureTarget{*target}}, printers.GenerateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []any{"pod-deletion-cost", "PodDeletionCost", "Dynamic", "Off", tc.want, "60m"}
+		want := []any{"pod-deletion-cost", "PodDeletionCost", "Dynamic", "Disabled", tc.want, "60m"}
 		cells := table.Rows[0].Cells
 		if len(cells) != len(want) {
 			t.Fatalf("cells %v, want %v", cells, want)

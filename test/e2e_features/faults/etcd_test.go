@@ -74,7 +74,7 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 	ctx := context.Background()
 	clients := featuretest.NewClients(c.ClientConfigs()...)
 	name := featuresv1alpha1.FeatureName(featuretest.MigrationGate)
-	featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 	featuretest.CreateStatefulSets(t, clients, namespace, objects, 16, 0)
 	w := featuretest.WatchFeature(t, clients, name)
 	TurnMigrationGateOff(t, c, clients, qps, pageSize)
@@ -133,10 +133,10 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 	c.Etcd[victim].Start(t)
 	startedAt := time.Now()
 
-	off := featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateOff, 3*time.Minute)
+	off := featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateDisabled, 3*time.Minute)
 	offAt := time.Now()
 	if len(off.Status.Tasks) != 0 {
-		t.Errorf("Off with tasks left: %+v", off.Status.Tasks)
+		t.Errorf("Disabled with tasks left: %+v", off.Status.Tasks)
 	}
 	cps, ats := w.ClearFieldsCheckpoints(t, featuretest.MigrationTask)
 	retries := CheckCheckpoints(t, cps, ats, restarted)
@@ -179,7 +179,7 @@ func TestEtcdMemberKilledDuringTransition(t *testing.T) {
 
 	t.Logf("etcd leader %s killed at %d of %d StatefulSets seen; %s elected in %.1fs; the migration stored %d checkpoints while the member was down (%s); restarted after %s, caught up to revision %d",
 		c.Etcd[victim].Name, atKill.Seen, objects, c.Etcd[ids[newLeader]].Name, election.Seconds(), during, down, down, caughtUp.revision)
-	t.Logf("Feature %s Off %.1fs after the kill, %.1fs after the last apiserver restart; %d retry passes; last checkpoint %s; %d StatefulSets cleared, 0 left, all at generation 2 in both the cluster and the restarted member",
+	t.Logf("Feature %s Disabled %.1fs after the kill, %.1fs after the last apiserver restart; %d retry passes; last checkpoint %s; %d StatefulSets cleared, 0 left, all at generation 2 in both the cluster and the restarted member",
 		name, offAt.Sub(killedAt).Seconds(), offAt.Sub(restarted).Seconds(), retries, featuretest.Brief(cps[len(cps)-1].Migration), objects)
 	t.Logf("whole test: %.1fs", time.Since(begin).Seconds())
 }

@@ -37,9 +37,9 @@ import (
 // TestRollingFlagChange turns a gate off across three apiservers the way an
 // administrator rolls a flag change: one apiserver at a time (stopped
 // gracefully, started with the new flag), with a pause between. While they
-// disagree the Feature holds On, and ConfigurationAgreed=False names which
-// apiservers say On and which say Off; once the last one is restarted it
-// goes On -> TurningOff -> Off exactly once: a watch kept through the whole
+// disagree the Feature holds Enabled, and ConfigurationAgreed=False names which
+// apiservers say Enabled and which say Disabled; once the last one is restarted it
+// goes Enabled -> Disabling -> Disabled exactly once: a watch kept through the whole
 // roll sees no other state (0 flaps).
 func TestRollingFlagChange(t *testing.T) {
 	const (
@@ -56,7 +56,7 @@ func TestRollingFlagChange(t *testing.T) {
 	t.Logf("cluster up in %.1fs", time.Since(begin).Seconds())
 	clients := featuretest.NewClients(c.ClientConfigs()...)
 	name := featuresv1alpha1.FeatureName(gate)
-	featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 	var ids []string
 	for i := range c.APIServers {
 		ids = append(ids, c.Identity(t, i))
@@ -75,9 +75,9 @@ func TestRollingFlagChange(t *testing.T) {
 		if i == len(c.APIServers)-1 {
 			break
 		}
-		// They disagree: the Feature holds On and says who says what.
+		// They disagree: the Feature holds Enabled and says who says what.
 		off, on := slices.Sorted(slices.Values(ids[:i+1])), slices.Sorted(slices.Values(ids[i+1:]))
-		want := "apiservers disagree: On on " + strings.Join(on, ", ") + "; Off on " + strings.Join(off, ", ")
+		want := "apiservers disagree: Enabled on " + strings.Join(on, ", ") + "; Disabled on " + strings.Join(off, ", ")
 		deadline := lastRestart.Add(pause)
 		seen := false
 		var f *featuresv1alpha1.Feature
@@ -89,38 +89,38 @@ func TestRollingFlagChange(t *testing.T) {
 			if f, err = clients.Features[clients.Pick(i)].FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || f.Status.State != featuresv1alpha1.FeatureStateOn {
+			if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled || f.Status.State != featuresv1alpha1.FeatureStateEnabled {
 				t.Fatalf("with %d of %d apiservers off the Feature moved: desired %s, state %s", i+1, len(ids), f.Spec.DesiredState, f.Status.State)
 			}
 			if cond := meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed); cond != nil &&
 				cond.Status == metav1.ConditionFalse && cond.Message == want && !seen {
 				seen = true
-				t.Logf("%s off (%.1fs after its restart): held On, ConfigurationAgreed=False %q", a.Name, time.Since(lastRestart).Seconds(), cond.Message)
+				t.Logf("%s off (%.1fs after its restart): held Enabled, ConfigurationAgreed=False %q", a.Name, time.Since(lastRestart).Seconds(), cond.Message)
 			}
 			time.Sleep(250 * time.Millisecond)
 		}
 	}
 
-	off := featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
+	off := featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateDisabled, 2*time.Minute)
 	convergedAt := time.Now()
 	if cond := meta.FindStatusCondition(off.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed); cond == nil || cond.Status != metav1.ConditionTrue {
 		t.Errorf("once all agree, ConfigurationAgreed must be True: %+v", cond)
 	}
-	want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOff, featuresv1alpha1.FeatureStateOff}
+	want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabling, featuresv1alpha1.FeatureStateDisabled}
 	var states []featuresv1alpha1.FeatureState
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		states = w.States()
-		return len(states) > 0 && states[len(states)-1] == featuresv1alpha1.FeatureStateOff, nil
+		return len(states) > 0 && states[len(states)-1] == featuresv1alpha1.FeatureStateDisabled, nil
 	})
 	if err != nil {
-		t.Fatalf("the watch never delivered Off: %v", states)
+		t.Fatalf("the watch never delivered Disabled: %v", states)
 	}
 	flaps := max(0, len(states)-len(want))
 	if !slices.Equal(states, want) {
 		w.Log(t, begin)
 		t.Fatalf("states %v, want exactly %v", states, want)
 	}
-	t.Logf("rolled %s=false through %d apiservers with %s between: states %v, %d flaps, %d versions of the Feature watched; Off %.1fs after the last restart (wait period %s)",
+	t.Logf("rolled %s=false through %d apiservers with %s between: states %v, %d flaps, %d versions of the Feature watched; Disabled %.1fs after the last restart (wait period %s)",
 		gate, len(ids), pause, states, flaps, len(w.Get()), convergedAt.Sub(lastRestart).Seconds(), waitPeriod)
 	t.Logf("whole test: %.1fs", time.Since(begin).Seconds())
 }

@@ -80,7 +80,7 @@ func canaryRollout(t *testing.T, c kindCluster) {
 	}); err != nil {
 		t.Fatalf("%s is managed %q (desired %q), want Dynamic (hack/kind/featureflags.yaml)", feature, management, desired)
 	}
-	before := desired == "On"
+	before := desired == "Enabled"
 	var values map[string]bool
 	var listing string
 	if err := poll(2*time.Minute, func() bool {
@@ -97,9 +97,9 @@ func canaryRollout(t *testing.T, c kindCluster) {
 	}); err != nil {
 		t.Fatalf("the three kubelets do not all report %s=%t: %s", canaryGate, before, listing)
 	}
-	to := "Off"
+	to := "Disabled"
 	if !before {
-		to = "On"
+		to = "Enabled"
 	}
 	start := time.Now()
 	cp.mustKubectl("patch", "feature", feature, "-n", "kube-system", "--type=merge", "-p",

@@ -83,8 +83,8 @@ func selfSignedCA(t *testing.T) string {
 // kubelet really mounts it: the pod is Ready), then turns
 // ClusterTrustBundleProjection off in kube-apiserver, kube-controller-manager,
 // kube-scheduler (their static pod manifests) and the kubelet (its
-// configuration): the Feature holds TurningOff on the task that waits for
-// pods with such volumes, naming the pod, and reaches Off once the pod is
+// configuration): the Feature holds Disabling on the task that waits for
+// pods with such volumes, naming the pod, and reaches Disabled once the pod is
 // deleted.
 func TestNodeImageClusterTrustBundleProjection(t *testing.T) {
 	name := "ff-node-ctb-" + strconv.Itoa(os.Getpid())
@@ -121,8 +121,8 @@ spec:
 	must("create", "-f", "/tmp/ctb.yaml")
 	waitTrue(t, n, start, "pod "+pod+" Ready (its clusterTrustBundle volume mounted)", 2*time.Minute,
 		"get", "pod", pod, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
-	if state := must("get", "feature", feature, "-n", "kube-system", "-o", "jsonpath={.status.state}"); state != "On" {
-		t.Fatalf("Feature %s is %q, want On", feature, state)
+	if state := must("get", "feature", feature, "-n", "kube-system", "-o", "jsonpath={.status.state}"); state != "Enabled" {
+		t.Fatalf("Feature %s is %q, want Enabled", feature, state)
 	}
 
 	// The gate off everywhere, as an admin would: the static pods restart
@@ -136,7 +136,7 @@ spec:
 	n.exec("systemctl", "restart", "kubelet")
 	offAt := time.Now()
 
-	// TurningOff, held by the pod.
+	// Disabling, held by the pod.
 	var state, task, message string
 	read := func() {
 		out, _ := n.kubectl("get", "feature", feature, "-n", "kube-system", "-o",
@@ -149,23 +149,23 @@ spec:
 	}
 	if err := poll(5*time.Minute, func() bool {
 		read()
-		return state == "TurningOff" && task == "wait-for-no-cluster-trust-bundle-volumes" && strings.Contains(message, pod)
+		return state == "Disabling" && task == "wait-for-no-cluster-trust-bundle-volumes" && strings.Contains(message, pod)
 	}); err != nil {
-		t.Fatalf("%s must hold TurningOff on wait-for-no-cluster-trust-bundle-volumes naming %s: %s %s %q", feature, pod, state, task, message)
+		t.Fatalf("%s must hold Disabling on wait-for-no-cluster-trust-bundle-volumes naming %s: %s %s %q", feature, pod, state, task, message)
 	}
-	t.Logf("%.0fs after the gate was turned off: %s TurningOff, %s: %s", time.Since(offAt).Seconds(), feature, task, message)
+	t.Logf("%.0fs after the gate was turned off: %s Disabling, %s: %s", time.Since(offAt).Seconds(), feature, task, message)
 	time.Sleep(15 * time.Second)
-	if read(); state != "TurningOff" {
-		t.Fatalf("%s must stay TurningOff while %s runs: %s", feature, pod, state)
+	if read(); state != "Disabling" {
+		t.Fatalf("%s must stay Disabling while %s runs: %s", feature, pod, state)
 	}
 
 	// Deleting the pod completes the transition.
 	deleted := time.Now()
 	must("delete", "pod", pod, "--wait=false")
-	if err := poll(3*time.Minute, func() bool { read(); return state == "Off" }); err != nil {
-		t.Fatalf("%s must be Off once %s is deleted: %s %s %q", feature, pod, state, task, message)
+	if err := poll(3*time.Minute, func() bool { read(); return state == "Disabled" }); err != nil {
+		t.Fatalf("%s must be Disabled once %s is deleted: %s %s %q", feature, pod, state, task, message)
 	}
-	t.Logf("%s Off %.0fs after %s was deleted", feature, time.Since(deleted).Seconds(), pod)
+	t.Logf("%s Disabled %.0fs after %s was deleted", feature, time.Since(deleted).Seconds(), pod)
 }
 
 // rolloutGaps restarts the pods of StatefulSet name (a template
@@ -223,7 +223,7 @@ func together(gaps []float64) int {
 // counts as unavailable a while): with MaxUnavailableStatefulSet on (its
 // default at 1.37) the controller replaces pods two at a time; after the
 // gate is turned off in kube-apiserver and kube-controller-manager the
-// Feature goes Off, its task clears maxUnavailable (neither the API nor
+// Feature goes Disabled, its task clears maxUnavailable (neither the API nor
 // kubeadm's etcd, read over TLS with kube-apiserver's client certificate,
 // holds it), and the next rollout replaces one pod at a time.
 func TestNodeImageMaxUnavailableStatefulSet(t *testing.T) {
@@ -280,21 +280,21 @@ spec:
 	var state string
 	if err := poll(5*time.Minute, func() bool {
 		state, _ = n.kubectl("get", "feature", feature, "-n", "kube-system", "-o", "jsonpath={.status.state}")
-		return state == "Off"
+		return state == "Disabled"
 	}); err != nil {
 		out, _ := n.kubectl("get", "feature", feature, "-n", "kube-system", "-o", "yaml")
 		t.Fatalf("%s is %q 5 minutes after the gate was turned off:\n%s", feature, state, out)
 	}
-	t.Logf("%s Off %.0fs after the gate was turned off", feature, time.Since(offAt).Seconds())
+	t.Logf("%s Disabled %.0fs after the gate was turned off", feature, time.Since(offAt).Seconds())
 	if got := must("get", "statefulset", sts, "-o", "jsonpath={.spec.updateStrategy.rollingUpdate}"); strings.Contains(got, "maxUnavailable") {
-		t.Fatalf("the API still returns maxUnavailable once the Feature is Off: %s", got)
+		t.Fatalf("the API still returns maxUnavailable once the Feature is Disabled: %s", got)
 	}
 	// The API may hide a field its gate turns off; etcd must not hold it.
 	stored := featuretest.StoredStatefulSetsVia(t, etcdClientConfig(t, n), "registry", "default")
 	if ss := stored[sts]; ss == nil {
 		t.Fatalf("etcd of %s holds no StatefulSet %s (it holds %d)", name, sts, len(stored))
 	} else if featuretest.HasMaxUnavailable(ss) {
-		t.Fatalf("etcd still holds maxUnavailable %v in StatefulSet %s once the Feature is Off", ss.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable, sts)
+		t.Fatalf("etcd still holds maxUnavailable %v in StatefulSet %s once the Feature is Disabled", ss.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable, sts)
 	}
 	t.Logf("etcd of %s: StatefulSet %s stored without maxUnavailable (generation %d)", name, sts, stored[sts].Generation)
 	// The controller, restarted with the gate off, may still be starting.

@@ -123,7 +123,7 @@ func deleteStaleKindClusters(t *testing.T, kind string, env []string) {
 // the control plane. Only --privileged changes (unprivilegedDocker), and
 // kubeadm's privileged kube-proxy is made unprivileged afterwards, as in
 // installNetwork. Then: every node is Ready, the feature-lifecycle Feature
-// is On, every kubelet reports under its node name, CoreDNS (which reaches
+// is Enabled, every kubelet reports under its node name, CoreDNS (which reaches
 // kube-apiserver through kube-proxy's service rules) is available, and a
 // pod runs on a worker. Last, kindClusterChecks run on the cluster.
 func TestKindCreateCluster(t *testing.T) {
@@ -197,9 +197,9 @@ func TestKindCreateCluster(t *testing.T) {
 	var state string
 	if err := poll(2*time.Minute, func() bool {
 		state, _ = cp.kubectl("get", "feature", "feature-lifecycle", "-n", "kube-system", "-o", "jsonpath={.status.state}")
-		return state == "On"
+		return state == "Enabled"
 	}); err != nil {
-		t.Errorf("the feature-lifecycle Feature is %q, want On", state)
+		t.Errorf("the feature-lifecycle Feature is %q, want Enabled", state)
 	}
 	var reports string
 	if err := poll(2*time.Minute, func() bool {

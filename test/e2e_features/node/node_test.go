@@ -325,8 +325,8 @@ func TestNodeImageKubeadm(t *testing.T) {
 	t.Logf("pods:\n%s", must("get", "pods", "-A", "-o", "wide"))
 
 	state := must("get", "feature", "feature-lifecycle", "-n", "kube-system", "-o", "jsonpath={.status.state}")
-	if state != "On" {
-		t.Errorf("Feature feature-lifecycle is %q, want On", state)
+	if state != "Enabled" {
+		t.Errorf("Feature feature-lifecycle is %q, want Enabled", state)
 	}
 	var reports string
 	if err := poll(60*time.Second, func() bool {

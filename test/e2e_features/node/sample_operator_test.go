@@ -106,20 +106,20 @@ func sampleOperator(t *testing.T, c kindCluster) {
 		t.Fatalf("the Widget's ConfigMap holds the color %q, want red:\n%s", color, cp.mustKubectl("-n", ns, "logs", pod))
 	}
 
-	cp.mustKubectl("-n", ns, "patch", "feature", "widget-colors", "--type=merge", "-p", `{"spec":{"desiredState":"Off"}}`)
+	cp.mustKubectl("-n", ns, "patch", "feature", "widget-colors", "--type=merge", "-p", `{"spec":{"desiredState":"Disabled"}}`)
 	asked := time.Now()
 	var state string
 	if err := poll(3*time.Minute, func() bool {
 		state, _ = cp.kubectl("-n", ns, "get", "feature", "widget-colors", "-o", "jsonpath={.status.state}")
-		return state == "Off"
+		return state == "Disabled"
 	}); err != nil {
-		t.Fatalf("widget-colors is %s 3 minutes after it was asked Off:\n%s", state, cp.mustKubectl("-n", ns, "describe", "feature", "widget-colors"))
+		t.Fatalf("widget-colors is %s 3 minutes after it was asked Disabled:\n%s", state, cp.mustKubectl("-n", ns, "describe", "feature", "widget-colors"))
 	}
-	t.Logf("widget-colors Off %v after it was asked Off:\n%s", time.Since(asked).Round(time.Second), cp.mustKubectl("-n", ns, "get", "events", "--field-selector", "involvedObject.name=widget-colors"))
+	t.Logf("widget-colors Disabled %v after it was asked Disabled:\n%s", time.Since(asked).Round(time.Second), cp.mustKubectl("-n", ns, "get", "events", "--field-selector", "involvedObject.name=widget-colors"))
 	if color := cp.mustKubectl("-n", ns, "get", "configmap", "widget-example-widget", "-o", "jsonpath={.data.color}"); color != "" {
-		t.Errorf("the Widget's ConfigMap holds the color %q with widget-colors Off", color)
+		t.Errorf("the Widget's ConfigMap holds the color %q with widget-colors Disabled", color)
 	}
 	if widget := cp.mustKubectl("-n", ns, "get", "widget", "example-widget", "-o", "jsonpath={.spec}"); strings.Contains(widget, "color") || strings.Contains(widget, "Huge") {
-		t.Errorf("the Widget holds %s with widget-colors Off", widget)
+		t.Errorf("the Widget holds %s with widget-colors Disabled", widget)
 	}
 }

@@ -40,11 +40,11 @@ func Funcs(codecs runtimeserializer.CodecFactory) []interface{} {
 			*m = oneOf(c, features.FeatureManagementCommandLine, features.FeatureManagementDynamic)
 		},
 		func(s *features.FeatureDesiredState, c randfill.Continue) {
-			*s = oneOf(c, "", features.FeatureDesiredStateOn, features.FeatureDesiredStateOff)
+			*s = oneOf(c, "", features.FeatureDesiredStateEnabled, features.FeatureDesiredStateDisabled)
 		},
 		func(s *features.FeatureState, c randfill.Continue) {
-			*s = oneOf(c, "", features.FeatureStateOn, features.FeatureStateOff,
-				features.FeatureStateTurningOn, features.FeatureStateTurningOff)
+			*s = oneOf(c, "", features.FeatureStateEnabled, features.FeatureStateDisabled,
+				features.FeatureStateEnabling, features.FeatureStateDisabling)
 		},
 		func(p *features.FeaturePreRelease, c randfill.Continue) {
 			*p = oneOf(c, "", features.FeaturePreReleaseAlpha, features.FeaturePreReleaseBeta,

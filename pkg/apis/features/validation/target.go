@@ -86,7 +86,7 @@ func validateTargetSpec(s *features.FeatureTargetSpec, path *field.Path) field.E
 
 func validateTargetState(s features.FeatureDesiredState, p *field.Path) field.ErrorList {
 	if s == "" {
-		return field.ErrorList{field.Required(p, "On or Off")}
+		return field.ErrorList{field.Required(p, "Enabled or Disabled")}
 	}
 	if !desiredStates.Has(string(s)) {
 		return field.ErrorList{field.NotSupported(p, s, sets.List(desiredStates))}

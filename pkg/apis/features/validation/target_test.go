@@ -29,9 +29,9 @@ func validTarget() *features.FeatureTarget {
 	return &features.FeatureTarget{
 		ObjectMeta: metav1.ObjectMeta{Name: "pod-deletion-cost", Namespace: "kube-system"},
 		Spec: features.FeatureTargetSpec{
-			Gate: "PodDeletionCost", Management: features.FeatureManagementDynamic, DesiredState: features.FeatureDesiredStateOff,
+			Gate: "PodDeletionCost", Management: features.FeatureManagementDynamic, DesiredState: features.FeatureDesiredStateDisabled,
 			AppliesWhileRunning: true,
-			Rollout: &features.FeatureTargetRollout{Scope: "Nodes", DesiredState: features.FeatureDesiredStateOn,
+			Rollout: &features.FeatureTargetRollout{Scope: "Nodes", DesiredState: features.FeatureDesiredStateEnabled,
 				Cohort: features.FeatureCohort{Seed: "uid", Below: "1844674407370955161"}},
 		},
 	}
@@ -88,7 +88,7 @@ func TestValidateFeatureTargetUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	target := old.DeepCopy()
 	target.Spec.Rollout = nil
-	target.Spec.DesiredState = features.FeatureDesiredStateOn
+	target.Spec.DesiredState = features.FeatureDesiredStateEnabled
 	if errs := ValidateFeatureTargetUpdate(target, old); len(errs) != 0 {
 		t.Fatalf("a new value is a valid update: %v", errs)
 	}

@@ -72,10 +72,10 @@ var (
 	gateNameRegexp = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
 	versionRegexp  = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
 
-	desiredStates = sets.New(string(features.FeatureDesiredStateOn), string(features.FeatureDesiredStateOff))
+	desiredStates = sets.New(string(features.FeatureDesiredStateEnabled), string(features.FeatureDesiredStateDisabled))
 	managements   = sets.New(string(features.FeatureManagementCommandLine), string(features.FeatureManagementCentral), string(features.FeatureManagementDynamic))
-	states        = sets.New(string(features.FeatureStateOn), string(features.FeatureStateOff),
-		string(features.FeatureStateTurningOn), string(features.FeatureStateTurningOff))
+	states        = sets.New(string(features.FeatureStateEnabled), string(features.FeatureStateDisabled),
+		string(features.FeatureStateEnabling), string(features.FeatureStateDisabling))
 	preReleases = sets.New(string(features.FeaturePreReleaseAlpha), string(features.FeaturePreReleaseBeta),
 		string(features.FeaturePreReleaseGA), string(features.FeaturePreReleaseDeprecated))
 )
@@ -152,7 +152,7 @@ func validateSpec(spec *features.FeatureSpec, namespace string, fldPath *field.P
 }
 
 // transitions are the states a declared task's transition may name.
-var transitions = sets.New(string(features.FeatureStateTurningOn), string(features.FeatureStateTurningOff))
+var transitions = sets.New(string(features.FeatureStateEnabling), string(features.FeatureStateDisabling))
 
 // validateDeclaration validates a third party's declaration of its gate.
 func validateDeclaration(d *features.FeatureDeclaration, namespace string, fldPath *field.Path) field.ErrorList {
@@ -200,7 +200,7 @@ func validateDeclaration(d *features.FeatureDeclaration, namespace string, fldPa
 		names.Insert(t.Name)
 		allErrs = append(allErrs, maxLen(p.Child("description"), t.Description, MaxMessageLength)...)
 		if t.Transition == "" {
-			allErrs = append(allErrs, field.Required(p.Child("transition"), "TurningOn or TurningOff"))
+			allErrs = append(allErrs, field.Required(p.Child("transition"), "Enabling or Disabling"))
 		} else if !transitions.Has(string(t.Transition)) {
 			allErrs = append(allErrs, field.NotSupported(p.Child("transition"), t.Transition, sets.List(transitions)))
 		}

@@ -33,11 +33,11 @@ func validFeature() *features.Feature {
 		ObjectMeta: metav1.ObjectMeta{Name: "max-unavailable-stateful-set", Namespace: "kube-system", ResourceVersion: "1"},
 		Spec: features.FeatureSpec{
 			Gate:         "MaxUnavailableStatefulSet",
-			DesiredState: features.FeatureDesiredStateOn,
+			DesiredState: features.FeatureDesiredStateEnabled,
 			Management:   features.FeatureManagementCommandLine,
 		},
 		Status: features.FeatureStatus{
-			State:      features.FeatureStateTurningOff,
+			State:      features.FeatureStateDisabling,
 			Default:    &yes,
 			PreRelease: features.FeaturePreReleaseBeta,
 			Version:    "1.36",
@@ -58,8 +58,8 @@ func declared(f *features.Feature) {
 		PreRelease: features.FeaturePreReleaseAlpha,
 		Components: []string{"sample-controller", "sample-webhook"},
 		Tasks: []features.FeatureDeclaredTask{
-			{Name: "migrate-widgets", Transition: features.FeatureStateTurningOff, Owner: "sample-controller"},
-			{Name: "warm-cache", Transition: features.FeatureStateTurningOn, Owner: "sample-webhook"},
+			{Name: "migrate-widgets", Transition: features.FeatureStateDisabling, Owner: "sample-controller"},
+			{Name: "warm-cache", Transition: features.FeatureStateEnabling, Owner: "sample-webhook"},
 		},
 	}
 }
@@ -123,13 +123,13 @@ func TestValidateFeature(t *testing.T) {
 			f.Spec.Rollout = &features.FeatureRollout{Analysis: &features.FeatureRolloutAnalysis{MinRequests: ptr.To(int32(-5))}}
 		}, field.ErrorTypeInvalid, "spec.rollout.analysis.minRequests"},
 		{"rollout status: phase enum", func(f *features.Feature) {
-			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Sideways", Scope: "Nodes", From: "Off", To: "On"}
+			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Sideways", Scope: "Nodes", From: "Disabled", To: "Enabled"}
 		}, field.ErrorTypeNotSupported, "status.rollout.phase"},
 		{"rollout status: below", func(f *features.Feature) {
-			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: "Nodes", From: "Off", To: "On", Cohort: features.FeatureCohort{Below: "-1"}}
+			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: "Nodes", From: "Disabled", To: "Enabled", Cohort: features.FeatureCohort{Below: "-1"}}
 		}, field.ErrorTypeInvalid, "status.rollout.cohort.below"},
 		{"rollout status: selectors on apiservers", func(f *features.Feature) {
-			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: "APIServers", From: "Off", To: "On",
+			f.Status.Rollout = &features.FeatureRolloutStatus{Phase: "Progressing", Scope: "APIServers", From: "Disabled", To: "Enabled",
 				Cohort: features.FeatureCohort{Selectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"a": "b"}}}}}
 		}, field.ErrorTypeForbidden, "status.rollout.cohort.selectors"},
 		{"state enum", func(f *features.Feature) { f.Status.State = "Half" }, field.ErrorTypeNotSupported, "status.state"},
@@ -182,13 +182,13 @@ func TestValidateFeature(t *testing.T) {
 		{"declared task not wait-for-uses", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[0].Name = "wait-for-uses" }, field.ErrorTypeInvalid, "spec.declaration.tasks[0].name"},
 		{"declared task name unique", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[1].Name = "migrate-widgets" }, field.ErrorTypeDuplicate, "spec.declaration.tasks[1].name"},
 		{"declared task transition required", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[0].Transition = "" }, field.ErrorTypeRequired, "spec.declaration.tasks[0].transition"},
-		{"declared task transition enum", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[0].Transition = "Off" }, field.ErrorTypeNotSupported, "spec.declaration.tasks[0].transition"},
+		{"declared task transition enum", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[0].Transition = "Disabled" }, field.ErrorTypeNotSupported, "spec.declaration.tasks[0].transition"},
 		{"declared task owner required", func(f *features.Feature) { declared(f); f.Spec.Declaration.Tasks[1].Owner = "" }, field.ErrorTypeRequired, "spec.declaration.tasks[1].owner"},
 		{"too many declared tasks", func(f *features.Feature) {
 			declared(f)
 			f.Spec.Declaration.Tasks = nil
 			for i := 0; i <= MaxDeclaredTasks; i++ {
-				f.Spec.Declaration.Tasks = append(f.Spec.Declaration.Tasks, features.FeatureDeclaredTask{Name: "t" + strings.Repeat("a", i), Transition: features.FeatureStateTurningOff, Owner: "sample-controller"})
+				f.Spec.Declaration.Tasks = append(f.Spec.Declaration.Tasks, features.FeatureDeclaredTask{Name: "t" + strings.Repeat("a", i), Transition: features.FeatureStateDisabling, Owner: "sample-controller"})
 			}
 		}, field.ErrorTypeTooMany, "spec.declaration.tasks"},
 		{"owned task", func(f *features.Feature) {
@@ -228,7 +228,7 @@ func TestValidateFeature(t *testing.T) {
 func TestValidateFeatureUpdate(t *testing.T) {
 	old := validFeature()
 	f := validFeature()
-	f.Spec.DesiredState = features.FeatureDesiredStateOff
+	f.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	if errs := ValidateFeatureUpdate(f, old); len(errs) != 0 {
 		t.Fatalf("changing desiredState must be valid: %v", errs)
 	}

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package servewhiledisablingtesting checks the hooks of the REST storage
 // providers that build, with their gate off, the resources served while the
-// gate's Feature is TurningOff.
+// gate's Feature is Disabling.
 package servewhiledisablingtesting
 
 import (
@@ -47,7 +47,7 @@ type Provider interface {
 // with gate off and no registry of the Features' states (the feature
 // lifecycle off: not at all), and with gate off and a registry, wrapped by
 // servewhiledisabling.Storage for gate, without their subresources, backed
-// by a registry store and not served (no Feature is TurningOff). deps are
+// by a registry store and not served (no Feature is Disabling). deps are
 // gates gate depends on, kept on.
 func CheckProvider(t *testing.T, newProvider func(states *featurestates.Registry) Provider, gate featuregate.Feature, resources map[string][]string, deps ...featuregate.Feature) {
 	t.Helper()

@@ -27,9 +27,9 @@ import (
 	certificatesrest "k8s.io/kubernetes/pkg/registry/certificates/rest"
 )
 
-// TestServedWhileTurningOff checks the provider's hooks for the
+// TestServedWhileDisabling checks the provider's hooks for the
 // ClusterTrustBundle and PodCertificateRequest gates' resources.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	provider := func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
 		return certificatesrest.RESTStorageProvider{Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer(), FeatureStates: s}
 	}

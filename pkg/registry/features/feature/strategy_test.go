@@ -57,11 +57,11 @@ func newFeature(gate, name string) *features.Feature {
 		},
 		Spec: features.FeatureSpec{
 			Gate:         gate,
-			DesiredState: features.FeatureDesiredStateOn,
+			DesiredState: features.FeatureDesiredStateEnabled,
 			Management:   features.FeatureManagementCommandLine,
 		},
 		Status: features.FeatureStatus{
-			State:              features.FeatureStateOn,
+			State:              features.FeatureStateEnabled,
 			Default:            boolPtr(false),
 			PreRelease:         features.FeaturePreReleaseBeta,
 			Version:            "1.36",
@@ -139,7 +139,7 @@ func TestPrepareForUpdate(t *testing.T) {
 	t.Run("status change through the main resource is dropped", func(t *testing.T) {
 		old := validFeature()
 		f := validFeature()
-		f.Status.State = features.FeatureStateTurningOff
+		f.Status.State = features.FeatureStateDisabling
 		f.Status.Tasks = []features.FeatureTask{{Name: "clear-fields"}}
 		f.Status.ObservedGeneration = 9
 		Strategy.PrepareForUpdate(testContext(), f, old)
@@ -154,12 +154,12 @@ func TestPrepareForUpdate(t *testing.T) {
 	t.Run("desiredState change bumps generation", func(t *testing.T) {
 		old := validFeature()
 		f := validFeature()
-		f.Spec.DesiredState = features.FeatureDesiredStateOff
+		f.Spec.DesiredState = features.FeatureDesiredStateDisabled
 		Strategy.PrepareForUpdate(testContext(), f, old)
 		if f.Generation != old.Generation+1 {
 			t.Errorf("generation: got %d, want %d", f.Generation, old.Generation+1)
 		}
-		if f.Spec.DesiredState != features.FeatureDesiredStateOff {
+		if f.Spec.DesiredState != features.FeatureDesiredStateDisabled {
 			t.Errorf("spec change must be kept, got desiredState %q", f.Spec.DesiredState)
 		}
 	})
@@ -196,12 +196,12 @@ func TestStatusPrepareForUpdate(t *testing.T) {
 	old := validFeature()
 	f := validFeature()
 	// Attempts to change spec and metadata through the status subresource.
-	f.Spec.DesiredState = features.FeatureDesiredStateOff
+	f.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	f.Spec.Management = features.FeatureManagementDynamic
 	f.Labels = map[string]string{"sneaky": "label"}
 	f.Annotations = map[string]string{"sneaky": "annotation"}
 	// A legitimate status change.
-	f.Status.State = features.FeatureStateTurningOff
+	f.Status.State = features.FeatureStateDisabling
 	f.Status.Tasks = []features.FeatureTask{{Name: "wait-for-uses"}, {Name: "clear-fields"}}
 	f.Status.ObservedGeneration = 4
 	wantStatus := *f.Status.DeepCopy()
@@ -254,7 +254,7 @@ func TestValidateUpdate(t *testing.T) {
 	t.Run("desiredState may change", func(t *testing.T) {
 		old := validFeature()
 		f := validFeature()
-		f.Spec.DesiredState = features.FeatureDesiredStateOff
+		f.Spec.DesiredState = features.FeatureDesiredStateDisabled
 		Strategy.PrepareForUpdate(testContext(), f, old)
 		if errs := Strategy.ValidateUpdate(testContext(), f, old); len(errs) != 0 {
 			t.Errorf("expected no errors, got %v", errs)
@@ -273,7 +273,7 @@ func TestValidateUpdate(t *testing.T) {
 	t.Run("status strategy accepts a valid state", func(t *testing.T) {
 		old := validFeature()
 		f := validFeature()
-		f.Status.State = features.FeatureStateTurningOff
+		f.Status.State = features.FeatureStateDisabling
 		StatusStrategy.PrepareForUpdate(testContext(), f, old)
 		if errs := StatusStrategy.ValidateUpdate(testContext(), f, old); len(errs) != 0 {
 			t.Errorf("expected no errors, got %v", errs)
@@ -330,13 +330,13 @@ func TestGetResetFields(t *testing.T) {
 
 func TestSelectableFields(t *testing.T) {
 	f := validFeature()
-	f.Status.State = features.FeatureStateTurningOff
+	f.Status.State = features.FeatureStateDisabling
 	want := fields.Set{
 		"metadata.name":      testName,
 		"metadata.namespace": testNamespace,
 		"spec.gate":          testGate,
 		"spec.management":    "CommandLine",
-		"status.state":       "TurningOff",
+		"status.state":       "Disabling",
 	}
 	if got := SelectableFields(f); !reflect.DeepEqual(got, want) {
 		t.Errorf("SelectableFields: got %v, want %v", got, want)
@@ -357,7 +357,7 @@ func TestSelectableFields(t *testing.T) {
 func TestMatcher(t *testing.T) {
 	a := newFeature(testGate, testName)
 	b := newFeature("HPAScaleToZero", "hpa-scale-to-zero")
-	b.Status.State = features.FeatureStateTurningOn
+	b.Status.State = features.FeatureStateEnabling
 	b.Labels = map[string]string{"app": "other"}
 
 	tests := []struct {
@@ -370,7 +370,7 @@ func TestMatcher(t *testing.T) {
 		{name: "by gate A", label: labels.Everything(), field: "spec.gate=" + testGate, wantA: true},
 		{name: "by gate B", label: labels.Everything(), field: "spec.gate=HPAScaleToZero", wantB: true},
 		{name: "by unknown gate", label: labels.Everything(), field: "spec.gate=NoSuchGate"},
-		{name: "by state", label: labels.Everything(), field: "status.state=TurningOn", wantB: true},
+		{name: "by state", label: labels.Everything(), field: "status.state=Enabling", wantB: true},
 		{name: "by name", label: labels.Everything(), field: "metadata.name=" + testName, wantA: true},
 		{name: "by namespace", label: labels.Everything(), field: "metadata.namespace=" + testNamespace, wantA: true, wantB: true},
 		{name: "by other namespace", label: labels.Everything(), field: "metadata.namespace=default"},

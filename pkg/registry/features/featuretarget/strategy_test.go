@@ -30,7 +30,7 @@ func TestStrategyBumpsGenerationOnNewSpec(t *testing.T) {
 	target := &features.FeatureTarget{
 		ObjectMeta: metav1.ObjectMeta{Name: "pod-deletion-cost", Namespace: "kube-system"},
 		Spec: features.FeatureTargetSpec{Gate: "PodDeletionCost", Management: features.FeatureManagementDynamic,
-			DesiredState: features.FeatureDesiredStateOn, AppliesWhileRunning: true},
+			DesiredState: features.FeatureDesiredStateEnabled, AppliesWhileRunning: true},
 	}
 	Strategy.PrepareForCreate(ctx, target)
 	if target.Generation != 1 {
@@ -47,7 +47,7 @@ func TestStrategyBumpsGenerationOnNewSpec(t *testing.T) {
 	}
 	flipped := target.DeepCopy()
 	flipped.ResourceVersion, target.ResourceVersion = "2", "1"
-	flipped.Spec.DesiredState = features.FeatureDesiredStateOff
+	flipped.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	Strategy.PrepareForUpdate(ctx, flipped, target)
 	if flipped.Generation != 2 {
 		t.Fatalf("a new value must bump the generation, got %d", flipped.Generation)

@@ -25,9 +25,9 @@ import (
 	lifecyclerest "k8s.io/kubernetes/pkg/registry/lifecycle/rest"
 )
 
-// TestServedWhileTurningOff checks the provider's hook for the
+// TestServedWhileDisabling checks the provider's hook for the
 // EvictionRequestAPI gate's resources.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	servewhiledisablingtesting.CheckProvider(t, func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
 		return lifecyclerest.RESTStorageProvider{FeatureStates: s}
 	}, features.EvictionRequestAPI, map[string][]string{

@@ -25,9 +25,9 @@ import (
 	schedulingrest "k8s.io/kubernetes/pkg/registry/scheduling/rest"
 )
 
-// TestServedWhileTurningOff checks the provider's hooks for the
+// TestServedWhileDisabling checks the provider's hooks for the
 // GenericWorkload and CompositePodGroup gates' resources.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	t.Run("GenericWorkload", func(t *testing.T) {
 		servewhiledisablingtesting.CheckProvider(t, func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
 			return schedulingrest.RESTStorageProvider{FeatureStates: s}

@@ -25,11 +25,11 @@ import (
 	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
 )
 
-// TestServedWhileTurningOff checks the provider's hook: with the
+// TestServedWhileDisabling checks the provider's hook: with the
 // StorageVersionMigrator gate off, storageversionmigrations are built
-// wrapped to be served while the gate's Feature is TurningOff only when
+// wrapped to be served while the gate's Feature is Disabling only when
 // FeatureLifecycle is on.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	servewhiledisablingtesting.CheckProvider(t, func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
 		return svmrest.RESTStorageProvider{FeatureStates: s}
 	}, features.StorageVersionMigrator, map[string][]string{

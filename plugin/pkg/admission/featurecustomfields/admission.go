@@ -18,12 +18,12 @@ limitations under the License.
 // plugin: fields, enum values and kinds of custom resources gated by
 // Features, with no webhook. A CRD's author binds them in the CRD's
 // annotation features.k8s.io/gated-fields (pkg/featurelifecycle/crdbindings), so only
-// who may edit the CRD binds its fields. While a bound Feature is off (Off
-// or TurningOff, asked Off before its leader saw it, or missing):
+// who may edit the CRD binds its fields. While a bound Feature is off (Disabled
+// or Disabling, asked Disabled before its leader saw it, or missing):
 //
 //   - a write that sets a bound field gets it dropped, with a warning that
 //     names the field and the Feature ("spec.color was dropped: feature
-//     widgets/widget-colors is Off"), as built-in strategies drop disabled
+//     widgets/widget-colors is Disabled"), as built-in strategies drop disabled
 //     fields; with "whenOff": "Refuse" a write that sets it anew is refused
 //     instead, naming the field and the Feature;
 //   - a binding with a value gates that value of the field alone (an enum
@@ -33,7 +33,7 @@ limitations under the License.
 //     deletable.
 //
 // Unlike built-in strategies, a field an object already holds is dropped
-// too: off means off, and the storage migrator of the Feature's TurningOff
+// too: off means off, and the storage migrator of the Feature's Disabling
 // clears what is stored.
 //
 // On a CRD write the plugin validates the annotation (field-level errors
@@ -289,8 +289,8 @@ func (p *Plugin) featureExists(ctx context.Context, namespace, name string) bool
 	return !apierrors.IsNotFound(err)
 }
 
-// off says whether the Feature of b is off, and in what words: Off or
-// TurningOff, asked Off (or declared off by default) before its leader
+// off says whether the Feature of b is off, and in what words: Disabled or
+// Disabling, asked Disabled (or declared off by default) before its leader
 // stated it, or missing.
 func (p *Plugin) off(b crdbindings.Binding) (bool, string) {
 	namespace, name := b.FeatureKey()
@@ -299,17 +299,17 @@ func (p *Plugin) off(b crdbindings.Binding) (bool, string) {
 		return true, fmt.Sprintf("feature %s does not exist", b.Feature)
 	}
 	switch s := f.Status.State; s {
-	case featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOff:
+	case featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateDisabling:
 		return true, fmt.Sprintf("feature %s is %s", b.Feature, s)
-	case featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOn:
+	case featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateEnabling:
 		return false, ""
 	}
 	desired := f.Spec.DesiredState
 	if desired == "" && f.Spec.Declaration != nil && !f.Spec.Declaration.Default {
-		desired = featuresv1alpha1.FeatureDesiredStateOff
+		desired = featuresv1alpha1.FeatureDesiredStateDisabled
 	}
-	if desired == featuresv1alpha1.FeatureDesiredStateOff {
-		return true, fmt.Sprintf("feature %s is asked Off", b.Feature)
+	if desired == featuresv1alpha1.FeatureDesiredStateDisabled {
+		return true, fmt.Sprintf("feature %s is asked Disabled", b.Feature)
 	}
 	return false, ""
 }
@@ -354,7 +354,7 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, _ admissi
 				continue
 			}
 			if !p.featureExists(ctx, namespace, name) {
-				warning.AddWarning(ctx, "", fmt.Sprintf("%s: feature %s does not exist: what is bound to it is off until it is On", crdbindings.AnnotationPath.Index(i).Child("feature"), b.Feature))
+				warning.AddWarning(ctx, "", fmt.Sprintf("%s: feature %s does not exist: what is bound to it is off until it is Enabled", crdbindings.AnnotationPath.Index(i).Child("feature"), b.Feature))
 			}
 		}
 	}

@@ -134,12 +134,12 @@ func widget(spec, status map[string]interface{}) *unstructured.Unstructured {
 }
 
 func TestAdmitCustomResources(t *testing.T) {
-	off := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateOff), feature("huge-widgets", featuresv1alpha1.FeatureStateTurningOff),
-		feature("shapes", featuresv1alpha1.FeatureStateOff), feature("widgets", featuresv1alpha1.FeatureStateOn)}
-	on := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateOn), feature("huge-widgets", featuresv1alpha1.FeatureStateTurningOn),
-		feature("shapes", featuresv1alpha1.FeatureStateOn), feature("widgets", featuresv1alpha1.FeatureStateOn)}
-	kindOff := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateOn), feature("huge-widgets", featuresv1alpha1.FeatureStateOn),
-		feature("shapes", featuresv1alpha1.FeatureStateOn), feature("widgets", featuresv1alpha1.FeatureStateTurningOff)}
+	off := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateDisabled), feature("huge-widgets", featuresv1alpha1.FeatureStateDisabling),
+		feature("shapes", featuresv1alpha1.FeatureStateDisabled), feature("widgets", featuresv1alpha1.FeatureStateEnabled)}
+	on := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateEnabled), feature("huge-widgets", featuresv1alpha1.FeatureStateEnabling),
+		feature("shapes", featuresv1alpha1.FeatureStateEnabled), feature("widgets", featuresv1alpha1.FeatureStateEnabled)}
+	kindOff := []runtime.Object{feature("widget-colors", featuresv1alpha1.FeatureStateEnabled), feature("huge-widgets", featuresv1alpha1.FeatureStateEnabled),
+		feature("shapes", featuresv1alpha1.FeatureStateEnabled), feature("widgets", featuresv1alpha1.FeatureStateDisabling)}
 	spec := func(kv ...string) map[string]interface{} {
 		m := map[string]interface{}{}
 		for i := 0; i < len(kv); i += 2 {
@@ -163,36 +163,36 @@ func TestAdmitCustomResources(t *testing.T) {
 	}, {
 		name: "off: a dropped field is dropped with a warning", features: off, op: admission.Create,
 		obj: widget(spec("color", "red", "size", "small"), nil), wantSpec: spec("size", "small"),
-		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Off"},
+		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
 		name: "off: a field the object holds is dropped too", features: off, op: admission.Update,
 		obj: widget(spec("color", "red"), nil), old: widget(spec("color", "red"), nil), wantSpec: spec(),
-		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Off"},
+		warnings: []string{"spec.color was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
 		name: "off: a refused value is refused", features: off, op: admission.Create,
 		obj: widget(spec("size", "huge"), nil),
-		err: `Widget.example.com "w" is invalid: spec.size: Forbidden: spec.size "huge" cannot be set: feature widgets/huge-widgets is TurningOff`,
+		err: `Widget.example.com "w" is invalid: spec.size: Forbidden: spec.size "huge" cannot be set: feature widgets/huge-widgets is Disabling`,
 	}, {
 		name: "off: other values of a refused value's field are kept", features: off, op: admission.Create,
 		obj: widget(spec("size", "small"), nil), wantSpec: spec("size", "small"),
 	}, {
 		name: "off: a refused value the object holds is dropped", features: off, op: admission.Update,
 		obj: widget(spec("size", "huge"), nil), old: widget(spec("size", "huge"), nil), wantSpec: spec(),
-		warnings: []string{`spec.size "huge" was dropped: feature widgets/huge-widgets is TurningOff`},
+		warnings: []string{`spec.size "huge" was dropped: feature widgets/huge-widgets is Disabling`},
 	}, {
 		name: "off: a refused field set anew on update is refused", features: off, op: admission.Update,
 		obj: widget(spec("shape", "square"), nil), old: widget(spec("shape", "round"), nil),
-		err: `spec.shape: Forbidden: spec.shape cannot be set: feature widgets/shapes is Off`,
+		err: `spec.shape: Forbidden: spec.shape cannot be set: feature widgets/shapes is Disabled`,
 	}, {
 		name: "off: status fields are left to the status subresource", features: off, op: admission.Update,
 		obj: widget(spec(), spec("glow", "blue")), old: widget(spec(), nil), wantSpec: spec(), wantStatus: spec("glow", "blue"),
 	}, {
 		name: "off: the status subresource drops status fields", features: off, op: admission.Update, subresource: "status",
 		obj: widget(spec("color", "red"), spec("glow", "blue")), old: widget(spec(), nil), wantSpec: spec("color", "red"), wantStatus: spec(),
-		warnings: []string{"status.glow was dropped: feature widgets/widget-colors is Off"},
+		warnings: []string{"status.glow was dropped: feature widgets/widget-colors is Disabled"},
 	}, {
 		name: "kind off: creating is refused", features: kindOff, op: admission.Create,
-		obj: widget(spec(), nil), err: `kind: Forbidden: Widget cannot be created: feature widgets/widgets is TurningOff`,
+		obj: widget(spec(), nil), err: `kind: Forbidden: Widget cannot be created: feature widgets/widgets is Disabling`,
 	}, {
 		name: "kind off: updating is not", features: kindOff, op: admission.Update,
 		obj: widget(spec("color", "red"), nil), old: widget(spec(), nil), wantSpec: spec("color", "red"),
@@ -250,7 +250,7 @@ func equalMaps(a, b map[string]interface{}) bool {
 }
 
 func TestValidateCRDWrites(t *testing.T) {
-	p := newPlugin(t, widgetBindings, feature("widget-colors", featuresv1alpha1.FeatureStateOn))
+	p := newPlugin(t, widgetBindings, feature("widget-colors", featuresv1alpha1.FeatureStateEnabled))
 	internal := func(bindings string) *apiextensions.CustomResourceDefinition {
 		out := &apiextensions.CustomResourceDefinition{}
 		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(widgetCRD(bindings), out, nil); err != nil {
@@ -268,7 +268,7 @@ func TestValidateCRDWrites(t *testing.T) {
 		name: "a reader of the namespace binds", user: "widget-admin", obj: `[{"path": "spec.color", "feature": "widgets/widget-colors"}]`,
 	}, {
 		name: "a missing Feature is warned about", user: "widget-admin", obj: `[{"path": "spec.color", "feature": "widgets/new-colors"}]`,
-		warnings: []string{"metadata.annotations[features.k8s.io/gated-fields][0].feature: feature widgets/new-colors does not exist: what is bound to it is off until it is On"},
+		warnings: []string{"metadata.annotations[features.k8s.io/gated-fields][0].feature: feature widgets/new-colors does not exist: what is bound to it is off until it is Enabled"},
 	}, {
 		name: "who may not read the namespace's Features cannot bind", user: "tenant", obj: `[{"path": "spec.color", "feature": "widgets/widget-colors"}]`,
 		err: `metadata.annotations[features.k8s.io/gated-fields][0].feature: Forbidden: user "tenant" may not get feature widgets/widget-colors (no rule allows it): only who may read a Feature binds fields to it`,
@@ -327,14 +327,14 @@ func TestFeatureNotYetCached(t *testing.T) {
 	if err := p.Validate(ctx, a, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"metadata.annotations[features.k8s.io/gated-fields][1].feature: feature widgets/absent does not exist: what is bound to it is off until it is On"}
+	want := []string{"metadata.annotations[features.k8s.io/gated-fields][1].feature: feature widgets/absent does not exist: what is bound to it is off until it is Enabled"}
 	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings %q, want only the one about the Feature that does not exist: %q", warnings, want)
 	}
 }
 
 func TestFeatureDeletion(t *testing.T) {
-	p := newPlugin(t, widgetBindings, feature("widget-colors", featuresv1alpha1.FeatureStateOn))
+	p := newPlugin(t, widgetBindings, feature("widget-colors", featuresv1alpha1.FeatureStateEnabled))
 	for _, tc := range []struct {
 		namespace, name, err string
 	}{

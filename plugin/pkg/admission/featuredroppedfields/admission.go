@@ -19,7 +19,7 @@ limitations under the License.
 // their feature gate is off gets a warning that names each field and the
 // Feature and its state, for example
 //
-//	spec.updateStrategy.rollingUpdate.maxUnavailable was dropped: feature kube-system/max-unavailable-stateful-set is Off
+//	spec.updateStrategy.rollingUpdate.maxUnavailable was dropped: feature kube-system/max-unavailable-stateful-set is Disabled
 //
 // so that `kubectl apply` prints it instead of the field vanishing without
 // a word. The plugin changes nothing: the object stored is exactly
@@ -206,7 +206,7 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 }
 
 // state says what the gate's Feature is, e.g. "feature
-// kube-system/max-unavailable-stateful-set is Off".
+// kube-system/max-unavailable-stateful-set is Disabled".
 func (p *Plugin) state(gate featuregate.Feature) string {
 	name := featuresv1alpha1.FeatureName(string(gate))
 	if p.features != nil {

@@ -62,7 +62,7 @@ func statefulSet(maxUnavailable *intstr.IntOrString, labels map[string]string) *
 // any write with the gate on are not. Nothing is changed or refused.
 func TestAdmit(t *testing.T) {
 	two := intstr.FromInt32(2)
-	const want = "spec.updateStrategy.rollingUpdate.maxUnavailable was dropped: feature kube-system/max-unavailable-stateful-set is Off"
+	const want = "spec.updateStrategy.rollingUpdate.maxUnavailable was dropped: feature kube-system/max-unavailable-stateful-set is Disabled"
 	for _, c := range []struct {
 		name      string
 		gateOn    bool
@@ -88,7 +88,7 @@ func TestAdmit(t *testing.T) {
 			if !c.noFeature {
 				objects = append(objects, &featuresv1alpha1.Feature{
 					ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "max-unavailable-stateful-set"},
-					Status:     featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateOff},
+					Status:     featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabled},
 				})
 			}
 			factory := informers.NewSharedInformerFactory(fake.NewClientset(objects...), 0)

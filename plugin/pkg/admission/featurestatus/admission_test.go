@@ -59,11 +59,11 @@ func testFeature() *features.Feature {
 		ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "kube-system", ResourceVersion: "7", Generation: 1},
 		Spec: features.FeatureSpec{
 			Gate:         "X",
-			DesiredState: features.FeatureDesiredStateOn,
+			DesiredState: features.FeatureDesiredStateEnabled,
 			Management:   features.FeatureManagementCommandLine,
 		},
 		Status: features.FeatureStatus{
-			State:      features.FeatureStateOn,
+			State:      features.FeatureStateEnabled,
 			Default:    boolPtr(true),
 			PreRelease: features.FeaturePreReleaseBeta,
 			Version:    "1.36",
@@ -135,7 +135,7 @@ func TestValidateStatus(t *testing.T) {
 		mutate  func(f *features.Feature)
 		allowed bool
 	}{
-		{"kube-apiserver changes the state", apiserver, func(f *features.Feature) { f.Status.State = features.FeatureStateTurningOff }, true},
+		{"kube-apiserver changes the state", apiserver, func(f *features.Feature) { f.Status.State = features.FeatureStateDisabling }, true},
 		{"a superuser changes the uses", admin, func(f *features.Feature) { f.Status.Uses = f.Status.Uses[:1] }, true},
 		{"kube-controller-manager adds its entry", kcm, func(f *features.Feature) {
 			f.Status.Uses = append(f.Status.Uses, features.FeatureUse{Component: "kube-controller-manager", Enabled: false, Reporters: []string{"kcm-2"}, FirstReportTime: t1})
@@ -146,7 +146,7 @@ func TestValidateStatus(t *testing.T) {
 		{"a node adds itself", nodeFoo, func(f *features.Feature) {
 			use(t, f, "kubelet", true).Reporters = []string{"foo", "bar"}
 		}, false},
-		{"a configured reporter changes the state", fooSA, func(f *features.Feature) { f.Status.State = features.FeatureStateOff }, false},
+		{"a configured reporter changes the state", fooSA, func(f *features.Feature) { f.Status.State = features.FeatureStateDisabled }, false},
 		{"a user who is no reporter", alice, func(f *features.Feature) { dropUse(f, "kubelet", false) }, false},
 		{"a reporter writes status unchanged", kcm, func(f *features.Feature) {}, true},
 	} {
@@ -430,7 +430,7 @@ func TestFeatureRules(t *testing.T) {
 
 	old := testFeature()
 	flipped := old.DeepCopy()
-	flipped.Spec.DesiredState = features.FeatureDesiredStateOff
+	flipped.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	if err := run(admission.Update, flipped, old, admin); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.desiredState") {
 		t.Errorf("setting desiredState of a CommandLine Feature: expected 403, got %v", err)
 	}
@@ -474,7 +474,7 @@ func TestFeatureRules(t *testing.T) {
 	central := old.DeepCopy()
 	central.Spec.Management = features.FeatureManagementCentral
 	centralOff := central.DeepCopy()
-	centralOff.Spec.DesiredState = features.FeatureDesiredStateOff
+	centralOff.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	if err := run(admission.Update, centralOff, central, admin); !apierrors.IsForbidden(err) ||
 		!strings.Contains(err.Error(), "managed by Central follows the kube-apiservers' --feature-gates") ||
 		!strings.Contains(err.Error(), "--feature-lifecycle-dynamic-gates") {
@@ -483,7 +483,7 @@ func TestFeatureRules(t *testing.T) {
 	optedIn := old.DeepCopy()
 	optedIn.Spec.Management = features.FeatureManagementDynamic
 	optedInOff := optedIn.DeepCopy()
-	optedInOff.Spec.DesiredState = features.FeatureDesiredStateOff
+	optedInOff.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	if err := run(admission.Update, optedInOff, optedIn, admin); err != nil {
 		t.Errorf("setting desiredState of a Dynamic Feature: %v", err)
 	}
@@ -569,7 +569,7 @@ func TestOwnedTasks(t *testing.T) {
 			`status.tasks: only kube-apiserver writes the status of a Feature`},
 		{"the owner changes the state", operator, func(f *features.Feature) {
 			f.Status.Tasks[1].Done = true
-			f.Status.State = features.FeatureStateOff
+			f.Status.State = features.FeatureStateDisabled
 		}, `status: only kube-apiserver writes the status of a Feature`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -616,13 +616,13 @@ func TestAdmitRecordsWhoSetDesiredState(t *testing.T) {
 		}
 	}
 	off := old.DeepCopy()
-	off.Spec.DesiredState = features.FeatureDesiredStateOff
+	off.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	admit(off, alice)
 	if got := off.Annotations["features.k8s.io/desired-state-set-by"]; got != "alice (generation 5)" {
 		t.Errorf("annotation %q, want alice (generation 5)", got)
 	}
 	byAPIServer := old.DeepCopy()
-	byAPIServer.Spec.DesiredState = features.FeatureDesiredStateOff
+	byAPIServer.Spec.DesiredState = features.FeatureDesiredStateDisabled
 	admit(byAPIServer, apiserver)
 	if _, ok := byAPIServer.Annotations["features.k8s.io/desired-state-set-by"]; ok {
 		t.Error("kube-apiserver's own changes are not annotated")
@@ -939,7 +939,7 @@ func TestTargetsAreKubeAPIServers(t *testing.T) {
 	target := &features.FeatureTarget{
 		ObjectMeta: metav1.ObjectMeta{Name: "pod-deletion-cost", Namespace: "kube-system"},
 		Spec: features.FeatureTargetSpec{Gate: "PodDeletionCost", Management: features.FeatureManagementDynamic,
-			DesiredState: features.FeatureDesiredStateOn},
+			DesiredState: features.FeatureDesiredStateEnabled},
 	}
 	gvr := schema.GroupVersionResource{Group: features.GroupName, Version: "v1alpha1", Resource: "featuretargets"}
 	gvk := schema.GroupVersionKind{Group: features.GroupName, Version: "v1alpha1", Kind: "FeatureTarget"}

@@ -58,7 +58,7 @@ func statusWritesOf(m featuretest.Metrics) statusWrites {
 //   - the partition heals while the migration still runs, and the old
 //     leader, which comes back with a stale view, writes no stale state: a
 //     watch kept through the whole test sees the checkpoint never go back
-//     and the state go On -> TurningOff -> Off exactly once (its stale status
+//     and the state go Enabled -> Disabling -> Disabled exactly once (its stale status
 //     writes are refused by optimistic concurrency, counted from its
 //     apiserver_request_total);
 //   - etcd, read directly, holds every StatefulSet without maxUnavailable,
@@ -81,7 +81,7 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 	clients := featuretest.NewClients(c.ClientConfigs()...)
 	name := featuresv1alpha1.FeatureName(featuretest.MigrationGate)
 	key := "kube-system/" + name
-	featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	featuretest.WaitForConverged(t, clients.Features[0], name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 
 	start := time.Now()
 	// No replicas: kube-controller-manager's StatefulSet controller syncs
@@ -176,7 +176,7 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 	clients.SetDown(old, false)
 	t.Logf("healed %.1fs after the partition; %s ready again %.1fs later", healedAt.Sub(cutAt).Seconds(), c.APIServers[old].Name, time.Since(healedAt).Seconds())
 
-	featuretest.WaitForConverged(t, clients.Features[clients.Pick(0)], name, featuresv1alpha1.FeatureStateOff, 3*time.Minute)
+	featuretest.WaitForConverged(t, clients.Features[clients.Pick(0)], name, featuresv1alpha1.FeatureStateDisabled, 3*time.Minute)
 	offAt := time.Now()
 	// Give a stale leader time to write what it would.
 	time.Sleep(5 * time.Second)
@@ -198,7 +198,7 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 	cps, ats := w.ClearFieldsCheckpoints(t, featuretest.MigrationTask)
 	retries := faults.CheckCheckpoints(t, cps, ats, restarted)
 	states := w.States()
-	if want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOff, featuresv1alpha1.FeatureStateOff}; !slices.Equal(states, want) {
+	if want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabling, featuresv1alpha1.FeatureStateDisabled}; !slices.Equal(states, want) {
 		w.Log(t, restarted)
 		t.Errorf("states %v, want exactly %v", states, want)
 	}
@@ -237,9 +237,9 @@ func TestMigrationLeaderPartitioned(t *testing.T) {
 	t.Logf("partition: %s cut off at %d of %d seen; %s took over after %.1fs and resumed (first checkpoint %s); healed after %.1fs; %d checkpoints after the heal, none went back; %d retry passes",
 		c.APIServers[old].Name, atCut.Migration.Seen, objects, c.APIServers[next].Name, takeover.Seconds(), featuretest.Brief(resumed.Migration),
 		healedAt.Sub(cutAt).Seconds(), afterHeal, retries)
-	t.Logf("%s's migrator read %v and rewrote %v StatefulSets; the old leader %s, from before the partition to 5 s after Off: %v status writes of Features (all Features) accepted, %v refused with 409 Conflict, %v StatefulSets rewritten by its migrator; %s leads at the end",
+	t.Logf("%s's migrator read %v and rewrote %v StatefulSets; the old leader %s, from before the partition to 5 s after Disabled: %v status writes of Features (all Features) accepted, %v refused with 409 Conflict, %v StatefulSets rewritten by its migrator; %s leads at the end",
 		c.APIServers[next].Name, nextCounters.Seen, nextCounters.Changed, c.APIServers[old].Name, oldAfter.ok-oldBefore.ok, oldAfter.conflict-oldBefore.conflict, oldMigAfter-oldMigBefore, c.APIServers[leaderAtEnd].Name)
-	t.Logf("states %v (0 flaps); Off %.1fs after the task started; writers: %d updates (%d during the partition), %d conflicts, %d transport errors; writes lost: %d; maxUnavailable left: %d; generation other than 2: %d",
+	t.Logf("states %v (0 flaps); Disabled %.1fs after the task started; writers: %d updates (%d during the partition), %d conflicts, %d transport errors; writes lost: %d; maxUnavailable left: %d; generation other than 2: %d",
 		states, offAt.Sub(taskStart).Seconds(), total, during, ws.Conflicts.Load(), ws.TransportErrors.Load(), len(check.Lost), len(check.Left), len(check.Generations))
 	t.Logf("whole test: %.1fs", time.Since(begin).Seconds())
 }

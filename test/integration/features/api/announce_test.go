@@ -63,9 +63,9 @@ func TestAnnounce(t *testing.T) {
 		if f.Name != featuresv1alpha1.FeatureName(string(g)) {
 			t.Errorf("Feature of %s is named %s", g, f.Name)
 		}
-		wantState := featuresv1alpha1.FeatureStateOff
+		wantState := featuresv1alpha1.FeatureStateDisabled
 		if utilfeature.DefaultFeatureGate.Enabled(g) {
-			wantState = featuresv1alpha1.FeatureStateOn
+			wantState = featuresv1alpha1.FeatureStateEnabled
 		}
 		spec := all[g]
 		if f.Status.State != wantState || *f.Status.Default != spec.Default || f.Status.LockToDefault != spec.LockToDefault ||
@@ -74,7 +74,7 @@ func TestAnnounce(t *testing.T) {
 		}
 	}
 	lifecycle := byGate["FeatureLifecycle"]
-	if lifecycle.Status.State != featuresv1alpha1.FeatureStateOn || lifecycle.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn ||
+	if lifecycle.Status.State != featuresv1alpha1.FeatureStateEnabled || lifecycle.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled ||
 		lifecycle.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseAlpha || *lifecycle.Status.Default {
 		t.Fatalf("FeatureLifecycle announced as %+v / %+v", lifecycle.Spec, lifecycle.Status)
 	}

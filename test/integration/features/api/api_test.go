@@ -80,7 +80,7 @@ func (e *env) namespace(t *testing.T, name string) string {
 func newFeature(gate, name string) *featuresv1alpha1.Feature {
 	return &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: gate, DesiredState: featuresv1alpha1.FeatureDesiredStateOn},
+		Spec:       featuresv1alpha1.FeatureSpec{Gate: gate, DesiredState: featuresv1alpha1.FeatureDesiredStateEnabled},
 	}
 }
 
@@ -132,7 +132,7 @@ func (e *env) testCRUD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff
+	got.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateDisabled
 	updated, err := client.Update(ctx, got, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -140,11 +140,11 @@ func (e *env) testCRUD(t *testing.T) {
 	if updated.Generation != 2 {
 		t.Fatalf("spec update must bump generation to 2, got %d", updated.Generation)
 	}
-	patched, err := client.Patch(ctx, "my-gate", types.MergePatchType, []byte(`{"spec":{"desiredState":"On"}}`), metav1.PatchOptions{})
+	patched, err := client.Patch(ctx, "my-gate", types.MergePatchType, []byte(`{"spec":{"desiredState":"Enabled"}}`), metav1.PatchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if patched.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || patched.Generation != 3 {
+	if patched.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled || patched.Generation != 3 {
 		t.Fatalf("patch: got desiredState %q generation %d", patched.Spec.DesiredState, patched.Generation)
 	}
 	if err := client.Delete(ctx, "my-gate", metav1.DeleteOptions{}); err != nil {
@@ -177,12 +177,12 @@ func (e *env) testApply(t *testing.T) {
 	client := e.features.FeaturesV1alpha1().Features(ns)
 
 	cfg := featuresapply.Feature("applied-gate", ns).WithSpec(featuresapply.FeatureSpec().
-		WithGate("AppliedGate").WithDesiredState(featuresv1alpha1.FeatureDesiredStateOff))
+		WithGate("AppliedGate").WithDesiredState(featuresv1alpha1.FeatureDesiredStateDisabled))
 	f, err := client.Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
+	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateDisabled {
 		t.Fatalf("apply did not set desiredState: %+v", f.Spec)
 	}
 	// Two managers apply distinct entries of the conditions map list: both
@@ -214,7 +214,7 @@ func (e *env) testApply(t *testing.T) {
 	}
 	// A conflicting apply of spec by another manager is refused without force.
 	other := featuresapply.Feature("applied-gate", ns).WithSpec(featuresapply.FeatureSpec().
-		WithGate("AppliedGate").WithDesiredState(featuresv1alpha1.FeatureDesiredStateOn))
+		WithGate("AppliedGate").WithDesiredState(featuresv1alpha1.FeatureDesiredStateEnabled))
 	if _, err := client.Apply(ctx, other, metav1.ApplyOptions{FieldManager: "someone-else"}); !apierrors.IsConflict(err) {
 		t.Fatalf("expected an apply conflict on spec.desiredState, got %v", err)
 	}
@@ -225,7 +225,7 @@ func (e *env) testStatusSplit(t *testing.T) {
 	ns := e.namespace(t, "status")
 	client := e.features.FeaturesV1alpha1().Features(ns)
 	f := newFeature("SplitGate", "split-gate")
-	f.Status.State = featuresv1alpha1.FeatureStateOn // dropped on create
+	f.Status.State = featuresv1alpha1.FeatureStateEnabled // dropped on create
 	f, err := client.Create(ctx, f, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -234,32 +234,32 @@ func (e *env) testStatusSplit(t *testing.T) {
 		t.Fatalf("create must not set status, got state %q", f.Status.State)
 	}
 
-	f.Status.State = featuresv1alpha1.FeatureStateTurningOff
+	f.Status.State = featuresv1alpha1.FeatureStateDisabling
 	f.Status.Tasks = []featuresv1alpha1.FeatureTask{{Name: "wait-for-uses", Progress: "0/1"}}
-	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff // ignored by /status
+	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateDisabled // ignored by /status
 	f, err = client.UpdateStatus(ctx, f, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || f.Generation != 1 {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled || f.Generation != 1 {
 		t.Fatalf("/status must change status only: state %q desired %q generation %d", f.Status.State, f.Spec.DesiredState, f.Generation)
 	}
 
-	f.Status.State = featuresv1alpha1.FeatureStateOn // ignored by the main resource
-	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateOff
+	f.Status.State = featuresv1alpha1.FeatureStateEnabled // ignored by the main resource
+	f.Spec.DesiredState = featuresv1alpha1.FeatureDesiredStateDisabled
 	f, err = client.Update(ctx, f, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff || f.Generation != 2 {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateDisabled || f.Generation != 2 {
 		t.Fatalf("update must change spec only: state %q desired %q generation %d", f.Status.State, f.Spec.DesiredState, f.Generation)
 	}
-	list, err := client.List(ctx, metav1.ListOptions{FieldSelector: "status.state=TurningOff"})
+	list, err := client.List(ctx, metav1.ListOptions{FieldSelector: "status.state=Disabling"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Items) != 1 {
-		t.Fatalf("field selector status.state=TurningOff returned %d items", len(list.Items))
+		t.Fatalf("field selector status.state=Disabling returned %d items", len(list.Items))
 	}
 }
 
@@ -271,7 +271,7 @@ func (e *env) testTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Status = featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOn, PreRelease: featuresv1alpha1.FeaturePreReleaseBeta,
+	f.Status = featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateEnabling, PreRelease: featuresv1alpha1.FeaturePreReleaseBeta,
 		Default: ptr.To(true), Version: "1.36", Tasks: []featuresv1alpha1.FeatureTask{{Name: "wait-for-uses"}, {Name: "clear-fields"}}}
 	if _, err := client.UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func (e *env) testTable(t *testing.T) {
 		t.Fatalf("expected one row, got %d", len(table.Rows))
 	}
 	cells := fmt.Sprint(table.Rows[0].Cells[:6])
-	if cells != "[table-gate On TurningOn Beta true wait-for-uses (1/2)]" {
+	if cells != "[table-gate Enabled Enabling Beta true wait-for-uses (1/2)]" {
 		t.Fatalf("cells %s", cells)
 	}
 }

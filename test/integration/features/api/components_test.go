@@ -117,7 +117,7 @@ func TestComponentsReportUses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Status.State = featuresv1alpha1.FeatureStateOff
+		f.Status.State = featuresv1alpha1.FeatureStateDisabled
 		_, err = asKCM.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{})
 		forbidden("kcm sets the state", err, "features/status")
 
@@ -162,20 +162,20 @@ func TestFeatureSpecRules(t *testing.T) {
 	}
 
 	name := featuresv1alpha1.FeatureName("FeatureLifecycle")
-	_, err = client.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{})
+	_, err = client.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"desiredState":"Disabled"}}`), metav1.PatchOptions{})
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.desiredState") {
 		t.Errorf("setting desiredState of a CommandLine Feature: expected 403, got %v", err)
 	}
 	// No flag opts a gate into Dynamic: management cannot be changed either,
 	// alone or with desiredState, and the Feature is left as it was.
-	for _, patch := range []string{`{"spec":{"management":"Dynamic"}}`, `{"spec":{"management":"Dynamic","desiredState":"Off"}}`} {
+	for _, patch := range []string{`{"spec":{"management":"Dynamic"}}`, `{"spec":{"management":"Dynamic","desiredState":"Disabled"}}`} {
 		_, err = client.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.management") {
 			t.Errorf("%s: expected 403 naming spec.management, got %v", patch, err)
 		}
 	}
 	f, err := client.Get(ctx, name, metav1.GetOptions{})
-	if err != nil || f.Spec.Management != featuresv1alpha1.FeatureManagementCommandLine || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn {
+	if err != nil || f.Spec.Management != featuresv1alpha1.FeatureManagementCommandLine || f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled {
 		t.Errorf("refused patches changed the Feature: %+v, %v", f.Spec, err)
 	}
 }

@@ -67,8 +67,8 @@ func TestLifecycleAtEveryEmulatedVersion(t *testing.T) {
 						v, f.Name, f.Status.Version, *f.Status.Default, f.Status.PreRelease, v, spec.Default, spec.PreRelease)
 				}
 			}
-			if f := byName[featuresv1alpha1.FeatureName("FeatureLifecycle")]; f.Status.State != featuresv1alpha1.FeatureStateOn {
-				t.Errorf("%s: FeatureLifecycle is %q, want On", v, f.Status.State)
+			if f := byName[featuresv1alpha1.FeatureName("FeatureLifecycle")]; f.Status.State != featuresv1alpha1.FeatureStateEnabled {
+				t.Errorf("%s: FeatureLifecycle is %q, want Enabled", v, f.Status.State)
 			}
 			t.Logf("emulating %s: %d Features announced", v, len(items))
 		})

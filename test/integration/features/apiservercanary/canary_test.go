@@ -189,11 +189,11 @@ func startRollout(t *testing.T, client kubernetes.Interface, to featuresv1alpha1
 // test-only gate TestCanaryOnAPIServers, Dynamic and declared safe to
 // canary on apiservers:
 //
-//   - a rollout to On gives the gate to one apiserver first, picked by its
+//   - a rollout to Enabled gives the gate to one apiserver first, picked by its
 //     identity, and to the three once that one reports it and soaked; no
-//     other apiserver reports On before the second step;
-//   - a rollout back to Off whose one canary restarts during the first
-//     step rolls back: the canary returns to On, and the others never
+//     other apiserver reports Enabled before the second step;
+//   - a rollout back to Disabled whose one canary restarts during the first
+//     step rolls back: the canary returns to Enabled, and the others never
 //     leave it; once when the canary stops gracefully (its identity lease
 //     deleted: APIServerNotLive), once when it is killed and started again
 //     (its report states a new start: Restarted, unless its lease expired
@@ -237,41 +237,41 @@ func TestCanaryOnAPIServers(t *testing.T) {
 		return len(s.reported) == len(ids) && !slices.Contains(slices.Collect(maps.Values(s.reported)), true)
 	})
 
-	// A healthy rollout to On.
+	// A healthy rollout to Enabled.
 	began := time.Now()
-	startRollout(t, clients[0], featuresv1alpha1.FeatureDesiredStateOn, 5*time.Second)
-	first, canary := o.firstStep(t, began, featuresv1alpha1.FeatureDesiredStateOn)
+	startRollout(t, clients[0], featuresv1alpha1.FeatureDesiredStateEnabled, 5*time.Second)
+	first, canary := o.firstStep(t, began, featuresv1alpha1.FeatureDesiredStateEnabled)
 	if first.rollout.Scope != featuresv1alpha1.FeatureRolloutScopeAPIServers || first.rollout.Members != 1 || first.rollout.Candidates != 3 {
 		t.Errorf("the first step: %+v, want 1 of 3 apiservers", first.rollout)
 	}
-	complete := o.until(t, began, 2*time.Minute, "the rollout completes with every apiserver On", func(s snapshot) bool {
-		return s.rollout != nil && s.rollout.Phase == featuresv1alpha1.FeatureRolloutComplete && s.rollout.To == featuresv1alpha1.FeatureDesiredStateOn &&
+	complete := o.until(t, began, 2*time.Minute, "the rollout completes with every apiserver Enabled", func(s snapshot) bool {
+		return s.rollout != nil && s.rollout.Phase == featuresv1alpha1.FeatureRolloutComplete && s.rollout.To == featuresv1alpha1.FeatureDesiredStateEnabled &&
 			s.reported[ids[0]] && s.reported[ids[1]] && s.reported[ids[2]]
 	})
 	for _, s := range o.between(began, complete.at) {
-		if s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateOn && s.rollout.Step == 1 {
+		if s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateEnabled && s.rollout.Step == 1 {
 			for id, on := range s.reported {
 				if on && id != canary {
-					t.Errorf("%s reported On during the first step, whose cohort is %s alone", id, canary)
+					t.Errorf("%s reported Enabled during the first step, whose cohort is %s alone", id, canary)
 				}
 			}
 		}
 	}
-	t.Logf("healthy rollout on apiservers: canary %s reported On %s after the start; all three On, Complete, %s after",
+	t.Logf("healthy rollout on apiservers: canary %s reported Enabled %s after the start; all three Enabled, Complete, %s after",
 		canary, first.at.Sub(began).Round(time.Millisecond), complete.at.Sub(began).Round(time.Millisecond))
 
-	// Rollouts back to Off whose canary restarts in the first step.
+	// Rollouts back to Disabled whose canary restarts in the first step.
 	byID := func(id string) *harness.APIServerProcess { return servers[slices.Index(ids, id)] }
 	o.faultyRollout(t, clients[0], "stopped gracefully and started", func(canary string) { byID(canary).Restart(t, flags(t)...) })
-	// Back and forth: the desired state back to On ends the rolled back
+	// Back and forth: the desired state back to Enabled ends the rolled back
 	// rollout at once.
 	began = time.Now()
 	if _, err := clients[0].FeaturesV1alpha1().Features("kube-system").Patch(ctx, featuresv1alpha1.FeatureName(gate), types.MergePatchType,
-		[]byte(`{"spec":{"desiredState":"On"}}`), metav1.PatchOptions{}); err != nil {
+		[]byte(`{"spec":{"desiredState":"Enabled"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	o.until(t, began, time.Minute, "the rollout back to On completes at once", func(s snapshot) bool {
-		return s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateOn && s.rollout.Phase == featuresv1alpha1.FeatureRolloutComplete
+	o.until(t, began, time.Minute, "the rollout back to Enabled completes at once", func(s snapshot) bool {
+		return s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateEnabled && s.rollout.Phase == featuresv1alpha1.FeatureRolloutComplete
 	})
 	o.faultyRollout(t, clients[0], "killed and started", func(canary string) {
 		byID(canary).Kill()
@@ -290,37 +290,37 @@ func (o *observer) firstStep(t *testing.T, since time.Time, to featuresv1alpha1.
 			return false
 		}
 		m := members(r, o.ids)
-		return len(m) == 1 && s.reported[m[0]] == (to == featuresv1alpha1.FeatureDesiredStateOn)
+		return len(m) == 1 && s.reported[m[0]] == (to == featuresv1alpha1.FeatureDesiredStateEnabled)
 	})
 	return first, members(first.rollout, o.ids)[0]
 }
 
-// faultyRollout rolls the gate out from On to Off, calls fault with the
-// canary once it reports Off in the first step, and checks that the
+// faultyRollout rolls the gate out from Enabled to Disabled, calls fault with the
+// canary once it reports Disabled in the first step, and checks that the
 // rollout rolls back (Restarted or APIServerNotLive), that the canary
-// returns to On and that no other apiserver ever left it.
+// returns to Enabled and that no other apiserver ever left it.
 func (o *observer) faultyRollout(t *testing.T, client kubernetes.Interface, how string, fault func(canary string)) {
 	t.Helper()
 	began := time.Now()
-	startRollout(t, client, featuresv1alpha1.FeatureDesiredStateOff, 300*time.Second)
-	_, canary := o.firstStep(t, began, featuresv1alpha1.FeatureDesiredStateOff)
+	startRollout(t, client, featuresv1alpha1.FeatureDesiredStateDisabled, 300*time.Second)
+	_, canary := o.firstStep(t, began, featuresv1alpha1.FeatureDesiredStateDisabled)
 	t.Logf("the canary %s: %s", canary, how)
 	faulted := time.Now()
 	fault(canary)
 	stopped := o.until(t, faulted, 2*time.Minute, "the rollout stops and rolls back", func(s snapshot) bool {
-		return s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateOff && s.rollout.Phase.Final()
+		return s.rollout != nil && s.rollout.To == featuresv1alpha1.FeatureDesiredStateDisabled && s.rollout.Phase.Final()
 	})
 	if stopped.rollout.Phase != featuresv1alpha1.FeatureRolloutRolledBack ||
 		(stopped.rollout.Reason != "Restarted" && stopped.rollout.Reason != "APIServerNotLive") {
 		t.Fatalf("after the canary was %s: %+v, want RolledBack for Restarted or APIServerNotLive", how, stopped.rollout)
 	}
-	back := o.until(t, stopped.at, 2*time.Minute, "the canary back at On", func(s snapshot) bool {
+	back := o.until(t, stopped.at, 2*time.Minute, "the canary back at Enabled", func(s snapshot) bool {
 		return s.reported[o.ids[0]] && s.reported[o.ids[1]] && s.reported[o.ids[2]]
 	})
 	for _, s := range o.between(began, back.at) {
 		for id, on := range s.reported {
 			if !on && id != canary {
-				t.Errorf("%s reported Off during the rollout, whose cohort is %s alone", id, canary)
+				t.Errorf("%s reported Disabled during the rollout, whose cohort is %s alone", id, canary)
 			}
 		}
 	}

@@ -196,7 +196,7 @@ func TestKubeletFollowsFeatures(t *testing.T) {
 	}
 	apiserver := harness.StartAPIServerProcess(t, "apiserver", harness.SharedEtcd().Prefix, flags("false")...)
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
-	featuretest.WaitForConverged(t, admin, featuresv1alpha1.FeatureName(kubeletGate), featuresv1alpha1.FeatureStateOff, time.Minute)
+	featuretest.WaitForConverged(t, admin, featuresv1alpha1.FeatureName(kubeletGate), featuresv1alpha1.FeatureStateDisabled, time.Minute)
 	kubelet := startKubelet(t, apiserver, "", "")
 	defer func() {
 		if t.Failed() {
@@ -215,7 +215,7 @@ func TestKubeletFollowsFeatures(t *testing.T) {
 	// The Dynamic gate is turned off with a patch: applied while running.
 	start := time.Now()
 	if _, err := admin.FeaturesV1alpha1().Features("kube-system").Patch(context.Background(), featuresv1alpha1.FeatureName(dynamic), types.MergePatchType,
-		[]byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{}); err != nil {
+		[]byte(`{"spec":{"desiredState":"Disabled"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitForReport(t, admin, "kubelet", dynamic, false, featuresv1alpha1.FeatureManagementDynamic, 30*time.Second)
@@ -237,5 +237,5 @@ func TestKubeletFollowsFeatures(t *testing.T) {
 	// Its supervisor starts it again: it starts with the new value.
 	kubelet = startKubelet(t, apiserver, kubelet.Dir, "")
 	waitForReport(t, admin, "kubelet", kubeletGate, true, featuresv1alpha1.FeatureManagementCentral, time.Minute)
-	featuretest.WaitForConverged(t, admin, featuresv1alpha1.FeatureName(kubeletGate), featuresv1alpha1.FeatureStateOn, time.Minute)
+	featuretest.WaitForConverged(t, admin, featuresv1alpha1.FeatureName(kubeletGate), featuresv1alpha1.FeatureStateEnabled, time.Minute)
 }

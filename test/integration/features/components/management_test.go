@@ -88,7 +88,7 @@ func waitForReport(t *testing.T, client featuresclient.Interface, component, gat
 // is set on kube-apiserver only, opted into Central; kube-controller-manager,
 // started without it, takes the apiserver's value from the Feature, follows
 // it while running when the apiserver restarts with another value, and the
-// Feature reaches Off with maxUnavailable cleared. A kube-controller-manager
+// Feature reaches Disabled with maxUnavailable cleared. A kube-controller-manager
 // started while no apiserver answers starts from its cache.
 func TestCentralFeature(t *testing.T) {
 	ctx := context.Background()
@@ -101,7 +101,7 @@ func TestCentralFeature(t *testing.T) {
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
 	kube := kubernetes.NewForConfigOrDie(apiserver.ClientConfig())
 	name := featuresv1alpha1.FeatureName(centralGate)
-	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, time.Minute)
+	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateDisabled, time.Minute)
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		f, _ = admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
 		return f != nil && f.Spec.Management == featuresv1alpha1.FeatureManagementCentral && f.Status.AppliesWhileRunning, nil
@@ -144,8 +144,8 @@ func TestCentralFeature(t *testing.T) {
 	apiserver.Restart(t, flags("true")...)
 	ready := time.Now()
 	waitForReport(t, admin, "kube-controller-manager", centralGate, true, featuresv1alpha1.FeatureManagementCentral, afterOutage)
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, time.Minute)
-	t.Logf("%s=true on the apiserver: On %.1fs after it was ready", centralGate, time.Since(ready).Seconds())
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, time.Minute)
+	t.Logf("%s=true on the apiserver: Enabled %.1fs after it was ready", centralGate, time.Since(ready).Seconds())
 	patch := []byte(`{"spec":{"updateStrategy":{"rollingUpdate":{"maxUnavailable":2}}}}`)
 	if _, err := kube.AppsV1().StatefulSets("default").Patch(ctx, "web", types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
@@ -155,16 +155,16 @@ func TestCentralFeature(t *testing.T) {
 		t.Fatalf("with the gate on, maxUnavailable is kept: %+v, %v", got.Spec.UpdateStrategy, err)
 	}
 
-	// Off on the apiserver: kube-controller-manager goes with it, and the
-	// Feature reaches Off with maxUnavailable cleared.
+	// Disabled on the apiserver: kube-controller-manager goes with it, and the
+	// Feature reaches Disabled with maxUnavailable cleared.
 	apiserver.Restart(t, flags("false")...)
 	ready = time.Now()
 	waitForReport(t, admin, "kube-controller-manager", centralGate, false, featuresv1alpha1.FeatureManagementCentral, afterOutage)
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
-	t.Logf("%s=false on the apiserver: Off %.1fs after it was ready", centralGate, time.Since(ready).Seconds())
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateDisabled, 2*time.Minute)
+	t.Logf("%s=false on the apiserver: Disabled %.1fs after it was ready", centralGate, time.Since(ready).Seconds())
 	got, err = kube.AppsV1().StatefulSets("default").Get(ctx, "web", metav1.GetOptions{})
 	if err != nil || (got.Spec.UpdateStrategy.RollingUpdate != nil && got.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable != nil) {
-		t.Fatalf("maxUnavailable must be cleared once Off: %+v, %v", got.Spec.UpdateStrategy, err)
+		t.Fatalf("maxUnavailable must be cleared once Disabled: %+v, %v", got.Spec.UpdateStrategy, err)
 	}
 
 	// A kube-controller-manager started while no apiserver answers starts
@@ -218,7 +218,7 @@ func TestDynamicFeature(t *testing.T) {
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
 	kube := kubernetes.NewForConfigOrDie(apiserver.ClientConfig())
 	name := featuresv1alpha1.FeatureName(dynamicGate)
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, time.Minute)
 	kcm := harness.StartComponentProcess(t, "kube-controller-manager", apiserver, harness.KubeControllerManagerToken,
 		"--controllers=replicaset,serviceaccount", "--use-service-account-credentials", "--feature-desired-state-cache-file="+filepath.Join(t.TempDir(), "cache.json"))
 	defer func() {
@@ -256,17 +256,17 @@ func TestDynamicFeature(t *testing.T) {
 	// Whoever RBAC does not allow to update Features cannot set it.
 	asKCM := featuresclient.NewForConfigOrDie(apiserver.ClientConfigFor(harness.KubeControllerManagerToken))
 	if _, err := asKCM.FeaturesV1alpha1().Features("kube-system").Patch(ctx, name, types.MergePatchType,
-		[]byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{}); !apierrors.IsForbidden(err) {
+		[]byte(`{"spec":{"desiredState":"Disabled"}}`), metav1.PatchOptions{}); !apierrors.IsForbidden(err) {
 		t.Fatalf("kube-controller-manager setting a desired state: expected 403, got %v", err)
 	}
 
 	for _, step := range []struct {
-		patch   string // as kubectl sends `desiredState: Off` (a YAML 1.1 boolean) or "On"
+		patch   string // as kubectl sends `desiredState: Disabled` (a YAML 1.1 boolean) or "Enabled"
 		enabled bool
 		final   featuresv1alpha1.FeatureState
 	}{
-		{`{"spec":{"desiredState":false}}`, false, featuresv1alpha1.FeatureStateOff},
-		{`{"spec":{"desiredState":"On"}}`, true, featuresv1alpha1.FeatureStateOn},
+		{`{"spec":{"desiredState":false}}`, false, featuresv1alpha1.FeatureStateDisabled},
+		{`{"spec":{"desiredState":"Enabled"}}`, true, featuresv1alpha1.FeatureStateEnabled},
 	} {
 		states := harness.RecordStates(t, admin, name)
 		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
@@ -289,9 +289,9 @@ func TestDynamicFeature(t *testing.T) {
 		if applied > 10*time.Second {
 			t.Errorf("the components took %v to apply a dynamic change, want seconds", applied)
 		}
-		want := featuresv1alpha1.FeatureStateTurningOff
+		want := featuresv1alpha1.FeatureStateDisabling
 		if step.enabled {
-			want = featuresv1alpha1.FeatureStateTurningOn
+			want = featuresv1alpha1.FeatureStateEnabling
 		}
 		if got := states.Through(t, before+2, step.final)[before:]; !slices.Equal(got, []featuresv1alpha1.FeatureState{want, step.final}) {
 			t.Errorf("states %v, want [%s %s]", got, want, step.final)

@@ -110,7 +110,7 @@ func setDesired(t *testing.T, client kubernetes.Interface, name string, state fe
 // server flow rewrites all 1,000 stored Widgets without it (etcd, read
 // directly, no longer holds it) and new writes of it are dropped with a
 // warning, or refused for the enum value; the Gadget Feature holds
-// TurningOff naming the Gadget left, which stays readable, until it is
+// Disabling naming the Gadget left, which stays readable, until it is
 // deleted; turned on again, the field is stored again. Whoever may not
 // read the vendor's Features cannot bind a CRD to them, and a Feature a CRD
 // binds to cannot be deleted.
@@ -144,7 +144,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 		}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitForState(t, admin, name, featuresv1alpha1.FeatureStateOn, time.Minute, nil)
+		waitForState(t, admin, name, featuresv1alpha1.FeatureStateEnabled, time.Minute, nil)
 	}
 
 	// A tenant who may create CRDs but not read the vendor's Features
@@ -222,7 +222,7 @@ func TestGatedCustomResourceFields(t *testing.T) {
 		}
 	}
 
-	// On: the field and the value are stored.
+	// Enabled: the field and the value are stored.
 	start := time.Now()
 	if err := create(widgetsGVR, vendorObject("Widget", "widget-0", map[string]interface{}{"color": "red", "size": "huge"})); err != nil {
 		t.Fatal(err)
@@ -254,17 +254,17 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	t.Logf("created %d widgets with spec.color and a gadget in %.1fs", widgets, time.Since(start).Seconds())
 	stored := harness.StoredSpecs(t, prefix, "example.com", "widgets", vendor)
 	if len(stored) != widgets || stored["widget-0"]["color"] != "red" || stored["widget-0"]["size"] != "huge" {
-		t.Fatalf("with the Feature On, etcd holds %d widgets, widget-0: %v", len(stored), stored["widget-0"])
+		t.Fatalf("with the Feature Enabled, etcd holds %d widgets, widget-0: %v", len(stored), stored["widget-0"])
 	}
 	if w := take(); w != "" {
-		t.Errorf("warnings with the Features On: %q", w)
+		t.Errorf("warnings with the Features Enabled: %q", w)
 	}
 
-	// Off: the server flow rewrites every widget that holds the field or
+	// Disabled: the server flow rewrites every widget that holds the field or
 	// the value.
 	start = time.Now()
-	setDesired(t, admin, "widget-colors", featuresv1alpha1.FeatureDesiredStateOff)
-	f := waitForState(t, admin, "widget-colors", featuresv1alpha1.FeatureStateOff, 3*time.Minute, nil)
+	setDesired(t, admin, "widget-colors", featuresv1alpha1.FeatureDesiredStateDisabled)
+	f := waitForState(t, admin, "widget-colors", featuresv1alpha1.FeatureStateDisabled, 3*time.Minute, nil)
 	took := time.Since(start)
 	left := 0
 	for name, spec := range harness.StoredSpecs(t, prefix, "example.com", "widgets", vendor) {
@@ -287,29 +287,29 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	if !strings.Contains(strings.Join(completed, "\n"), "task clear-widgets-example-com: 1000 widgets.example.com cleared") {
 		t.Errorf("TaskCompleted events of widget-colors: %q, want one of clear-widgets-example-com clearing 1000", completed)
 	}
-	t.Logf("widget-colors Off %.1fs after it was asked Off, with %d widgets cleared (%d left in etcd); conditions %v", took.Seconds(), widgets, left, conditionsOf(f))
+	t.Logf("widget-colors Disabled %.1fs after it was asked Disabled, with %d widgets cleared (%d left in etcd); conditions %v", took.Seconds(), widgets, left, conditionsOf(f))
 
 	// New writes: the field dropped with a warning, the value refused.
 	admitted(widgetsGVR, vendorObject("Widget", "probe", map[string]interface{}{"size": "huge"}), true)
 	if err := create(widgetsGVR, vendorObject("Widget", "late", map[string]interface{}{"color": "blue", "size": "small"})); err != nil {
 		t.Fatal(err)
 	}
-	if w := take(); w != "Warning: spec.color was dropped: feature widgets-system/widget-colors is Off" {
-		t.Errorf("warnings of a write of spec.color with its Feature Off: %q", w)
+	if w := take(); w != "Warning: spec.color was dropped: feature widgets-system/widget-colors is Disabled" {
+		t.Errorf("warnings of a write of spec.color with its Feature Disabled: %q", w)
 	}
 	if spec := harness.StoredSpecs(t, prefix, "example.com", "widgets", vendor)["late"]; spec["color"] != nil || spec["size"] != "small" {
-		t.Errorf("stored with the Feature Off: %v", spec)
+		t.Errorf("stored with the Feature Disabled: %v", spec)
 	}
 	err = create(widgetsGVR, vendorObject("Widget", "huge", map[string]interface{}{"size": "huge"}))
-	if want := `spec.size: Forbidden: spec.size "huge" cannot be set: feature widgets-system/widget-colors is Off`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
-		t.Errorf("creating a huge widget with the Feature Off: want 422 with %q, got %v", want, err)
+	if want := `spec.size: Forbidden: spec.size "huge" cannot be set: feature widgets-system/widget-colors is Disabled`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Errorf("creating a huge widget with the Feature Disabled: want 422 with %q, got %v", want, err)
 	}
 
-	// The kind: TurningOff names the gadget left; it stays readable, no
-	// new one can be created; deleting it lets the Feature turn Off.
-	setDesired(t, admin, "gadgets", featuresv1alpha1.FeatureDesiredStateOff)
+	// The kind: Disabling names the gadget left; it stays readable, no
+	// new one can be created; deleting it lets the Feature turn Disabled.
+	setDesired(t, admin, "gadgets", featuresv1alpha1.FeatureDesiredStateDisabled)
 	const named = "1 gadgets.example.com left: delete them to turn the feature off: widgets-system/gadget-0"
-	waitForState(t, admin, "gadgets", featuresv1alpha1.FeatureStateTurningOff, time.Minute, func(f *featuresv1alpha1.Feature) bool {
+	waitForState(t, admin, "gadgets", featuresv1alpha1.FeatureStateDisabling, time.Minute, func(f *featuresv1alpha1.Feature) bool {
 		return len(f.Status.Tasks) > 0 && f.Status.Tasks[0].Message == named
 	})
 	if _, err := dyn.Resource(gadgetsGVR).Namespace(vendor).Get(ctx, "gadget-0", metav1.GetOptions{}); err != nil {
@@ -317,23 +317,23 @@ func TestGatedCustomResourceFields(t *testing.T) {
 	}
 	admitted(gadgetsGVR, vendorObject("Gadget", "probe", map[string]interface{}{}), true)
 	err = create(gadgetsGVR, vendorObject("Gadget", "gadget-1", map[string]interface{}{}))
-	if want := `kind: Forbidden: Gadget cannot be created: feature widgets-system/gadgets is TurningOff`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+	if want := `kind: Forbidden: Gadget cannot be created: feature widgets-system/gadgets is Disabling`; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("creating a gadget while its kind turns off: want 422 with %q, got %v", want, err)
 	}
 	if err := dyn.Resource(gadgetsGVR).Namespace(vendor).Delete(ctx, "gadget-0", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitForState(t, admin, "gadgets", featuresv1alpha1.FeatureStateOff, time.Minute, nil)
+	waitForState(t, admin, "gadgets", featuresv1alpha1.FeatureStateDisabled, time.Minute, nil)
 
 	// On again: the field is stored again.
-	setDesired(t, admin, "widget-colors", featuresv1alpha1.FeatureDesiredStateOn)
-	waitForState(t, admin, "widget-colors", featuresv1alpha1.FeatureStateOn, time.Minute, nil)
+	setDesired(t, admin, "widget-colors", featuresv1alpha1.FeatureDesiredStateEnabled)
+	waitForState(t, admin, "widget-colors", featuresv1alpha1.FeatureStateEnabled, time.Minute, nil)
 	admitted(widgetsGVR, vendorObject("Widget", "probe", map[string]interface{}{"size": "huge"}), false)
 	if err := create(widgetsGVR, vendorObject("Widget", "again", map[string]interface{}{"color": "green", "size": "huge"})); err != nil {
 		t.Fatal(err)
 	}
 	if spec := harness.StoredSpecs(t, prefix, "example.com", "widgets", vendor)["again"]; spec["color"] != "green" || spec["size"] != "huge" {
-		t.Errorf("stored with the Feature On again: %v", spec)
+		t.Errorf("stored with the Feature Enabled again: %v", spec)
 	}
 }
 

@@ -86,24 +86,24 @@ func announcedValues(t *testing.T, v *version.Version) map[string]bool {
 // stateOf maps a value to the final state it leads to.
 func stateOf(on bool) featuresv1alpha1.FeatureState {
 	if on {
-		return featuresv1alpha1.FeatureStateOn
+		return featuresv1alpha1.FeatureStateEnabled
 	}
-	return featuresv1alpha1.FeatureStateOff
+	return featuresv1alpha1.FeatureStateDisabled
 }
 
 // TestEmulationVersionDrivesLifecycle restarts one kube-apiserver from
 // --emulated-version=1.36 to 1.37 and back (KEP-4330), with no
 // --feature-gates but FeatureLifecycle: every Feature whose effective value
-// changes with the version goes through TurningOn/TurningOff with its tasks,
+// changes with the version goes through Enabling/Disabling with its tasks,
 // exactly as a flag change does, its description follows the version, and
 // every other Feature keeps its state. MaxUnavailableStatefulSet (off at
 // 1.36, on at 1.37) is followed closely: maxUnavailable is dropped at 1.36,
 // kept at 1.37, counted in DowngradeSafe, and cleared from etcd by its
-// TurningOff task on the way back. MutatingAdmissionPolicyBindings written
+// Disabling task on the way back. MutatingAdmissionPolicyBindings written
 // at 1.36 (stored at v1beta1) are rewritten at v1 by the built-in
 // version-keyed task migrate-storage-to-1-37 once the apiserver emulates
 // 1.37, and at v1beta1 again by migrate-storage-below-1-37 on the way back,
-// read from etcd, while that Feature stays On.
+// read from etcd, while that Feature stays Enabled.
 func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 	ctx := context.Background()
 	prefix := harness.SharedEtcd().Prefix
@@ -118,7 +118,7 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 	apiserver := harness.StartAPIServerProcess(t, "emulation-change", prefix, versionFlags(t, versionLow)...)
 	c := featuretest.NewClients(apiserver.ClientConfig())
 	admin := c.Features[0]
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateDisabled, time.Minute)
 	waitAllConverged(t, admin, low)
 
 	// At 1.36 the field is dropped on create.
@@ -132,7 +132,7 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 	storeBindings(t, c, etcd, prefix, versionLow)
 	before := featureStates(t, admin)
 	states := harness.RecordStates(t, admin, name)
-	states.Through(t, 1, featuresv1alpha1.FeatureStateOff)
+	states.Through(t, 1, featuresv1alpha1.FeatureStateDisabled)
 
 	for _, step := range []struct {
 		from, to      *version.Version
@@ -144,8 +144,8 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 		useBeforeNext bool
 		storageTask   string
 	}{
-		{versionLow, versionHigh, high, featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateOn, "", true, "", true, "migrate-storage-to-1-37"},
-		{versionHigh, versionLow, low, featuresv1alpha1.FeatureStateTurningOff, featuresv1alpha1.FeatureStateOff, "", false, featuretest.MigrationTask, false, "migrate-storage-below-1-37"},
+		{versionLow, versionHigh, high, featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateEnabled, "", true, "", true, "migrate-storage-to-1-37"},
+		{versionHigh, versionLow, low, featuresv1alpha1.FeatureStateDisabling, featuresv1alpha1.FeatureStateDisabled, "", false, featuretest.MigrationTask, false, "migrate-storage-below-1-37"},
 	} {
 		spec := gateAt(t, step.to).GetAll()[versionGate]
 		seen := len(states.Get())
@@ -173,7 +173,7 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 				ran = ran || o.Task == step.wantTask
 			}
 			if !ran {
-				t.Errorf("%s -> %s: the TurningOff task %s never ran", step.from, step.to, step.wantTask)
+				t.Errorf("%s -> %s: the Disabling task %s never ran", step.from, step.to, step.wantTask)
 			}
 		}
 		// Every Feature ends in the state of its value at the new version:
@@ -234,10 +234,10 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 			t.Logf("at %s, after %.1fs: DowngradeSafe=False: %s", step.to, time.Since(start).Seconds(), got.Message)
 		}
 	}
-	// Back at 1.36 the TurningOff task cleared the field from etcd.
+	// Back at 1.36 the Disabling task cleared the field from etcd.
 	for n, ss := range featuretest.StoredStatefulSets(t, etcd, prefix, namespace) {
 		if featuretest.HasMaxUnavailable(ss) {
-			t.Errorf("%s still holds maxUnavailable in etcd after %s turned Off", n, versionGate)
+			t.Errorf("%s still holds maxUnavailable in etcd after %s turned Disabled", n, versionGate)
 		}
 	}
 }
@@ -400,9 +400,9 @@ func TestEmulationVersionRolling(t *testing.T) {
 			}
 			missing = nil
 			for id, v := range at {
-				value := "Off"
+				value := "Disabled"
 				if high[name] && v.EqualTo(versionHigh) {
-					value = "On"
+					value = "Enabled"
 				}
 				if want := value + " on "; !strings.Contains(c.Message, id+" (emulating "+v.String()+")") || !strings.Contains(c.Message, want) {
 					missing = append(missing, id+" at "+v.String())
@@ -430,7 +430,7 @@ func TestEmulationVersionRolling(t *testing.T) {
 			hold(phase, before)
 		}
 	}
-	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 	spec := gateAt(t, versionHigh).GetAll()[versionGate]
 	if f.Status.Version != versionHigh.String() || *f.Status.Default != spec.Default || f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
 		t.Errorf("%s is described as %s/%t/%s once all emulate %s, where the gate is %t/%s",

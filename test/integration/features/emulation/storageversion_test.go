@@ -75,7 +75,7 @@ func storeBindings(t *testing.T, c *featuretest.Clients, etcd []string, prefix s
 
 // checkStorageMigration checks, after the apiservers moved to emulation
 // version to, that the Feature of storageGate ran task (w watched it since
-// before the move) while staying On, holds for to with no task left, and
+// before the move) while staying Enabled, holds for to with no task left, and
 // that every binding is stored at to's version with its spec.
 func checkStorageMigration(t *testing.T, c *featuretest.Clients, etcd []string, prefix string, to *version.Version, task string, w *featuretest.FeatureWatcher, ready time.Time) {
 	t.Helper()
@@ -90,8 +90,8 @@ func checkStorageMigration(t *testing.T, c *featuretest.Clients, etcd []string, 
 	if !ran {
 		t.Errorf("-> %s: the version-keyed task %s never ran on %s", to, task, name)
 	}
-	if f.Status.State != featuresv1alpha1.FeatureStateOn || len(states) != 1 {
-		t.Errorf("-> %s: %s must stay On while its version-keyed task runs: states %v", to, name, slices.Collect(maps.Keys(states)))
+	if f.Status.State != featuresv1alpha1.FeatureStateEnabled || len(states) != 1 {
+		t.Errorf("-> %s: %s must stay Enabled while its version-keyed task runs: states %v", to, name, slices.Collect(maps.Keys(states)))
 	}
 	want := storageVersionAt[to.String()]
 	if got := storedVersions(t, etcd, prefix, storageResource); !allAt(got, want, storageVersionObjects) {

@@ -38,12 +38,12 @@ import (
 const forgetWindow = 90 * time.Second
 
 // TestForgetWindowAcrossLeaderRestart: two apiservers disagree on a gate (a
-// rollout), so the Feature holds On. The one configured On shuts down
-// gracefully (its identity lease is deleted); the other, configured Off, is
+// rollout), so the Feature holds Enabled. The one configured Enabled shuts down
+// gracefully (its identity lease is deleted); the other, configured Disabled, is
 // restarted within the forget window and leads with nothing in memory. It
 // must keep counting the departed apiserver, as the leader before it did,
 // and turn the Feature off only once the window has passed. A leader that
-// kept departures in memory started TurningOff right after its restart.
+// kept departures in memory started Disabling right after its restart.
 func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 	if !harness.SeparateHosts() {
 		why := "needs unshare(1) with UTS namespaces (root, or an unprivileged user namespace) so that each apiserver process has its own identity"
@@ -60,8 +60,8 @@ func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 	kube := kubernetes.NewForConfigOrDie(off.ClientConfig())
 	onID, offID := harness.IdentityOf(t, kube, "forget-on"), harness.IdentityOf(t, kube, "forget-off")
 	name := featuresv1alpha1.FeatureName(harness.FlippableGate)
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
-	harness.RollOne(t, admin, off, offID, "false", featuresv1alpha1.FeatureStateOn)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
+	harness.RollOne(t, admin, off, offID, "false", featuresv1alpha1.FeatureStateEnabled)
 
 	on.Stop()
 	departed := time.Now()
@@ -83,16 +83,16 @@ func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 	holdUntil := departed.Add(forgetWindow - 10*time.Second)
 	for time.Now().Before(holdUntil) {
 		f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), name, metav1.GetOptions{})
-		if err == nil && (f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOn || f.Status.State != featuresv1alpha1.FeatureStateOn) {
+		if err == nil && (f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateEnabled || f.Status.State != featuresv1alpha1.FeatureStateEnabled) {
 			t.Fatalf("%.1fs after %s departed (forget window %s), the restarted leader changed the Feature: %+v %+v",
 				time.Since(departed).Seconds(), onID, forgetWindow, f.Spec, f.Status)
 		}
 		time.Sleep(time.Second)
 	}
-	t.Logf("held On for %.1fs after the departure across the leader's restart", time.Since(departed).Seconds())
-	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, forgetWindow+2*time.Minute)
-	t.Logf("Off %.1fs after the departure (forget window %s, wait period %s)", time.Since(departed).Seconds(), forgetWindow, harness.DisagreeingWaitPeriod)
-	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateOff {
+	t.Logf("held Enabled for %.1fs after the departure across the leader's restart", time.Since(departed).Seconds())
+	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateDisabled, forgetWindow+2*time.Minute)
+	t.Logf("Disabled %.1fs after the departure (forget window %s, wait period %s)", time.Since(departed).Seconds(), forgetWindow, harness.DisagreeingWaitPeriod)
+	if f.Spec.DesiredState != featuresv1alpha1.FeatureDesiredStateDisabled {
 		t.Fatalf("desired state %s", f.Spec.DesiredState)
 	}
 }

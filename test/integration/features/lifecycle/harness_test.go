@@ -69,7 +69,7 @@ func TestMain(m *testing.M) {
 const waitPeriod = 3 * time.Second
 
 // residueScanInterval is the pause between two passes of the scan for data
-// of Off features (each pass reads a page every 2s).
+// of Disabled features (each pass reads a page every 2s).
 const residueScanInterval = 2 * time.Second
 
 // absenceMessage matches what WaitForAbsence asks an admin to delete, e.g.
@@ -79,7 +79,7 @@ var absenceMessage = regexp.MustCompile(`^\d+ \S+ (?:in \d+ namespaces? )?uses? 
 // TestOnUseOff is the on -> use -> off harness of the lifecycle registry:
 // for every registered gate, with no test code of its own, it starts our
 // kube-apiserver with the gate on, creates the gate's fixture, restarts the
-// apiserver with the gate off, waits for the Feature to reach Off (deleting
+// apiserver with the gate off, waits for the Feature to reach Disabled (deleting
 // what WaitForAbsence tasks ask for, as an admin would, and opting in to
 // opt-in tasks), reads every stored object directly from etcd and checks
 // that no task still finds what the feature added; then turns the gate on
@@ -343,13 +343,13 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	}
 	gates = using
 
-	// Off: every Feature reaches Off; delete what WaitForAbsence asks for.
+	// Disabled: every Feature reaches Disabled; delete what WaitForAbsence asks for.
 	apiserver.Restart(t, flags(all, false)...)
 	start := time.Now()
-	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateDisabled, func(f *featuresv1alpha1.Feature) {
 		deleteWhatIsAskedFor(t, dyn, mapper, f)
 	})
-	t.Logf("every registered Feature reached Off %.1fs after the apiserver restarted with the gates off (wait period %s)", time.Since(start).Seconds(), waitPeriod)
+	t.Logf("every registered Feature reached Disabled %.1fs after the apiserver restarted with the gates off (wait period %s)", time.Since(start).Seconds(), waitPeriod)
 
 	stored = readEtcd(t, prefix)
 	for _, g := range gates {
@@ -359,7 +359,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 				continue
 			}
 			if left := holding(stored, in); len(left) > 0 {
-				res.fail(t, g, "%s is Off but etcd still holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+				res.fail(t, g, "%s is Disabled but etcd still holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
 			}
 		}
 	}
@@ -376,8 +376,8 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 
 	// The third state: restore, as from a backup taken while the gates were
 	// on, what the tasks cleared or waited for. The residue scan finds it,
-	// the Features go back to TurningOff with StoredDataRemains naming it,
-	// the tasks run again, and the Features end Off with nothing left.
+	// the Features go back to Disabling with StoredDataRemains naming it,
+	// the tasks run again, and the Features end Disabled with nothing left.
 	restored := restore(t, backup, gates)
 	start = time.Now()
 	// The scan reads each resource at 100 objects every 2 s (scan
@@ -420,7 +420,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		}
 		t.Fatalf("after %.0fs the residue scan had not found the restored data of %d gates: %s: %v", time.Since(start).Seconds(), len(notFound), strings.Join(detail, "; "), err)
 	}
-	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOff, func(f *featuresv1alpha1.Feature) {
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateDisabled, func(f *featuresv1alpha1.Feature) {
 		deleteWhatIsAskedFor(t, dyn, mapper, f)
 	})
 	for _, g := range gates {
@@ -441,17 +441,17 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok {
 				if left := holding(stored, in); len(left) > 0 {
-					res.fail(t, g, "%s is Off again after the restore but etcd holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
+					res.fail(t, g, "%s is Disabled again after the restore but etcd holds what task %s clears or waits for: %s", g, task.Name(), strings.Join(left, ", "))
 				}
 			}
 		}
 	}
-	t.Logf("the restored data was found and cleaned up, every Feature Off again, %.1fs after the restore", time.Since(start).Seconds())
+	t.Logf("the restored data was found and cleaned up, every Feature Disabled again, %.1fs after the restore", time.Since(start).Seconds())
 
-	// On again: the Features reach On and the features work: the fixture's
+	// On again: the Features reach Enabled and the features work: the fixture's
 	// objects are accepted again and stored with what the feature adds.
 	apiserver.Restart(t, flags(all, true)...)
-	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateOn, nil)
+	waitForStates(t, res, admin, gates, featuresv1alpha1.FeatureStateEnabled, nil)
 	for _, g := range gates {
 		for _, obj := range fixtures[g] {
 			if obj.GetKind() == "Namespace" || obj.GetKind() == "ServiceAccount" {
@@ -467,7 +467,7 @@ func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregat
 	for _, g := range gates {
 		for _, task := range registry[g].OnDisable {
 			if in, ok := task.(tasks.Inspector); ok && len(holding(stored, in)) == 0 {
-				res.fail(t, g, "%s is On again but its fixture no longer stores what task %s looks for", g, task.Name())
+				res.fail(t, g, "%s is Enabled again but its fixture no longer stores what task %s looks for", g, task.Name())
 			}
 		}
 		res.done[g] = true
@@ -602,7 +602,7 @@ func waitForStates(t *testing.T, res *results, admin featuresclient.Interface, g
 // deleteWhatIsAskedFor deletes, as an admin would, the objects the active
 // WaitForAbsence task of f names in its message.
 func deleteWhatIsAskedFor(t *testing.T, dyn dynamic.Interface, mapper meta.RESTMapper, f *featuresv1alpha1.Feature) {
-	if f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) == 0 {
+	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || len(f.Status.Tasks) == 0 {
 		return
 	}
 	active := f.Status.Tasks[0]
@@ -640,7 +640,7 @@ func deleteWhatIsAskedFor(t *testing.T, dyn dynamic.Interface, mapper meta.RESTM
 		}
 		// A finalizer whose controller does not run (it is gated too, as
 		// PodGroups' protection) holds the object terminating: remove it,
-		// as an admin would (the only write served while TurningOff for
+		// as an admin would (the only write served while Disabling for
 		// a resource served only with the gate).
 		obj, err := client.Get(context.Background(), n, metav1.GetOptions{})
 		if err != nil || obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) == 0 {

@@ -43,9 +43,9 @@ const stricterGate = "StrictIPCIDRValidation"
 // TestStricterWhenOn turns on a gate that makes validation stricter
 // (StrictIPCIDRValidation: no leading zeros in IPv4 addresses, no bits
 // beyond a CIDR's prefix length) while objects written with it off hold
-// values the new rules refuse: the Feature holds TurningOn on its derived
+// values the new rules refuse: the Feature holds Enabling on its derived
 // wait-for-valid-<resource> tasks, naming those objects and no others,
-// until they are changed, then reaches On; etcd, read directly, holds the
+// until they are changed, then reaches Enabled; etcd, read directly, holds the
 // changed values.
 func TestStricterWhenOn(t *testing.T) {
 	ctx := context.Background()
@@ -57,7 +57,7 @@ func TestStricterWhenOn(t *testing.T) {
 	apiserver := harness.StartAPIServerProcess(t, "apiserver", prefix, flags("false")...)
 	admin := kubernetes.NewForConfigOrDie(apiserver.ClientConfig())
 	name := featuresv1alpha1.FeatureName(stricterGate)
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateDisabled, time.Minute)
 
 	endpoints := func(name, ip string) *corev1.Endpoints {
 		return &corev1.Endpoints{
@@ -86,7 +86,7 @@ func TestStricterWhenOn(t *testing.T) {
 		t.Fatalf("with %s off: %v", stricterGate, err)
 	}
 
-	// On: the Feature holds TurningOn on the objects the new rules refuse.
+	// Enabled: the Feature holds Enabling on the objects the new rules refuse.
 	apiserver.Restart(t, flags("true")...)
 	if _, err := admin.CoreV1().Endpoints("default").Create(ctx, endpoints("new-sloppy-ip", "010.000.000.002"), metav1.CreateOptions{}); err == nil {
 		t.Fatalf("with %s on, a new object with a leading-zero IP must be refused", stricterGate)
@@ -96,7 +96,7 @@ func TestStricterWhenOn(t *testing.T) {
 	if !strings.Contains(m, "default/sloppy-ip") || strings.Contains(m, "clean-ip") {
 		t.Errorf("the endpoints task must name default/sloppy-ip only: %q", m)
 	}
-	t.Logf("TurningOn holds: %s", m)
+	t.Logf("Enabling holds: %s", m)
 
 	// Upstream ratchets: an update that keeps the stored value is accepted.
 	ep, err := admin.CoreV1().Endpoints("default").Get(ctx, "sloppy-ip", metav1.GetOptions{})
@@ -124,8 +124,8 @@ func TestStricterWhenOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := time.Now()
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
-	t.Logf("On %.1fs after the objects were changed", time.Since(changed).Seconds())
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
+	t.Logf("Enabled %.1fs after the objects were changed", time.Since(changed).Seconds())
 
 	client, err := clientv3.New(clientv3.Config{Endpoints: []string{harness.EtcdURL()}, DialTimeout: 10 * time.Second})
 	if err != nil {
@@ -146,7 +146,7 @@ func TestStricterWhenOn(t *testing.T) {
 	}
 }
 
-// waitForHeld waits until the Feature is TurningOn with task first among
+// waitForHeld waits until the Feature is Enabling with task first among
 // its tasks, holding on objects in the default namespace, and returns the
 // task's message.
 func waitForHeld(t *testing.T, client kubernetes.Interface, name, task string) string {
@@ -158,13 +158,13 @@ func waitForHeld(t *testing.T, client kubernetes.Interface, name, task string) s
 		if f, err = client.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, nil
 		}
-		if f.Status.State != featuresv1alpha1.FeatureStateTurningOn || len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Name != task {
+		if f.Status.State != featuresv1alpha1.FeatureStateEnabling || len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Name != task {
 			return false, nil
 		}
 		message = f.Status.Tasks[0].Message
 		return strings.Contains(message, "default/"), nil
 	}); err != nil {
-		t.Fatalf("the Feature must be TurningOn, held by %s on objects in default: %+v", task, f.Status)
+		t.Fatalf("the Feature must be Enabling, held by %s on objects in default: %+v", task, f.Status)
 	}
 	return message
 }

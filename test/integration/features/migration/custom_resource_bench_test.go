@@ -49,10 +49,10 @@ var benchWidgets = schema.GroupVersionResource{Group: "example.com", Version: "v
 
 // customResources clears spec.color from c.n Widgets, as many as ours
 // clears StatefulSets: the vendor's Feature widget-colors, declared Dynamic
-// in its namespace and bound to spec.color by the Widget CRD, asked Off;
+// in its namespace and bound to spec.color by the Widget CRD, asked Disabled;
 // from the status write that makes the clearing task active until the one
 // that removes it, as seen by a watch. An iteration after the first turns
-// the Feature On again and sets the color again first.
+// the Feature Enabled again and sets the color again first.
 func (c *benchCluster) customResources(b *testing.B) {
 	ctx := context.Background()
 	dyn := dynamic.NewForConfigOrDie(c.apiserver.ClientConfig())
@@ -65,7 +65,7 @@ func (c *benchCluster) customResources(b *testing.B) {
 		}
 	}
 	c.installVendor(b)
-	c.waitForVendorState(b, featuresv1alpha1.FeatureStateOn)
+	c.waitForVendorState(b, featuresv1alpha1.FeatureStateEnabled)
 	colored := func(i int) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "example.com/v1", "kind": "Widget",
 			"metadata": map[string]interface{}{"name": fmt.Sprintf("widget-%05d", i), "namespace": benchVendor},
@@ -81,16 +81,16 @@ func (c *benchCluster) customResources(b *testing.B) {
 	var elapsed time.Duration
 	for i := range b.N {
 		if i > 0 {
-			setDesired(featuresv1alpha1.FeatureDesiredStateOn)
-			c.waitForVendorState(b, featuresv1alpha1.FeatureStateOn)
+			setDesired(featuresv1alpha1.FeatureDesiredStateEnabled)
+			c.waitForVendorState(b, featuresv1alpha1.FeatureStateEnabled)
 			benchParallel(b, c.n, func(i int) error {
 				_, err := widgets.Patch(ctx, colored(i).GetName(), types.MergePatchType, []byte(`{"spec":{"color":"red"}}`), metav1.PatchOptions{})
 				return err
 			})
 		}
 		w := benchWatchFeature(b, c.features, benchVendor, benchVendorFeature)
-		setDesired(featuresv1alpha1.FeatureDesiredStateOff)
-		c.waitForVendorState(b, featuresv1alpha1.FeatureStateOff)
+		setDesired(featuresv1alpha1.FeatureDesiredStateDisabled)
+		c.waitForVendorState(b, featuresv1alpha1.FeatureStateDisabled)
 		w.stop()
 		active, _, done, err := w.taskTimes(benchVendorTask)
 		if err != nil {

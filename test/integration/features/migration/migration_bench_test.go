@@ -133,7 +133,7 @@ func benchObjects(b *testing.B) int {
 // rate and of what its writes cost an ordinary GET on this machine.
 //
 // Then customresources: as many custom resources of a third party, whose
-// CRD binds a field to its Feature, cleared by their TurningOff's task
+// CRD binds a field to its Feature, cleared by their Disabling's task
 // (through the API, see benchCluster.customResources), on the same
 // apiserver; it reports its objects/s over ours' (customresources/builtin).
 func BenchmarkStatefulSetMigration(b *testing.B) {
@@ -357,16 +357,16 @@ func (c *benchCluster) ours(b *testing.B) {
 		if !c.gateOn {
 			apiserver.Restart(b, benchMigrationFlags(b, true)...)
 			c.gateOn = true
-			benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateOn)
+			benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateEnabled)
 			benchSetMaxUnavailable(b, kube, n)
 		}
-		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateOn)
+		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateEnabled)
 		w := benchWatchFeature(b, features, "kube-system", feature)
 		c.gateOn = false // from the restart on; it may fail
 		apiserver.Restart(b, benchMigrationFlags(b, false)...)
 		ready := time.Now()
 		busy := benchProbeGets(kube)
-		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateOff)
+		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateDisabled)
 		w.stop()
 		busySamples := busy.stop()
 		active, firstPage, done, err := w.taskTimes(benchTask)

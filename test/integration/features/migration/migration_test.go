@@ -75,7 +75,7 @@ func migrationFlags(t testing.TB, on bool) []string {
 //   - with two apiservers (each its own host), the Feature's leader is
 //     killed in the middle of the migration: the other takes over and
 //     finishes from the stored checkpoint, without starting over;
-//   - once the Feature is Off, etcd, read directly, holds every StatefulSet
+//   - once the Feature is Disabled, etcd, read directly, holds every StatefulSet
 //     without maxUnavailable, with the last value written to it, and with
 //     its spec changed exactly once (generation 2).
 //
@@ -97,7 +97,7 @@ func TestStorageMigration(t *testing.T) {
 	c := featuretest.NewClients(harness.ConfigsOf(servers)...)
 	name := featuresv1alpha1.FeatureName(migrationGate)
 	key := "kube-system/" + name
-	featuretest.WaitForConverged(t, c.Features[0], name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	featuretest.WaitForConverged(t, c.Features[0], name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 
 	start := time.Now()
 	featuretest.CreateStatefulSets(t, c, migrationNamespace, migrationObjects, migrationCreators, 3)
@@ -113,7 +113,7 @@ func TestStorageMigration(t *testing.T) {
 		}
 	}
 
-	// Write to the StatefulSets until the Feature is Off, and turn the gate
+	// Write to the StatefulSets until the Feature is Disabled, and turn the gate
 	// off through the apiservers, one at a time. They are killed and
 	// started again rather than stopped: an apiserver that shuts down
 	// gracefully deletes its identity lease, so the others stop counting its
@@ -169,7 +169,7 @@ func TestStorageMigration(t *testing.T) {
 		t.Logf("leader failover: %s took over %.1fs after %s was killed (liveness window %s)", hosts[next], failover.Seconds(), hosts[killed], harness.LivenessWindow)
 	}
 
-	featuretest.WaitForConverged(t, c.Features[c.Pick(0)], name, featuresv1alpha1.FeatureStateOff, 3*time.Minute)
+	featuretest.WaitForConverged(t, c.Features[c.Pick(0)], name, featuresv1alpha1.FeatureStateDisabled, 3*time.Minute)
 	off := time.Now()
 	writers.Stop()
 	if writers.Failures.Load() > 0 {
@@ -182,7 +182,7 @@ func TestStorageMigration(t *testing.T) {
 		if o.Task == migrationTask && taskStart.IsZero() {
 			taskStart = o.At
 		}
-		if o.State == featuresv1alpha1.FeatureStateOff && taskEnd.IsZero() {
+		if o.State == featuresv1alpha1.FeatureStateDisabled && taskEnd.IsZero() {
 			taskEnd = o.At
 		}
 	}
@@ -293,8 +293,8 @@ func TestStorageMigration(t *testing.T) {
 	if completed != 1 {
 		t.Errorf("%d TaskCompleted events of %s, want exactly 1", completed, migrationTask)
 	}
-	t.Logf("Feature %s Off %.1fs after the last apiserver was restarted with the gate off", name, off.Sub(restarted).Seconds())
-	t.Logf("migration of %d StatefulSets at %d writes/s: %.1fs from the task's start to Off (%.1fs between checkpoints without a leader); %d checkpoints observed, the last %s",
+	t.Logf("Feature %s Disabled %.1fs after the last apiserver was restarted with the gate off", name, off.Sub(restarted).Seconds())
+	t.Logf("migration of %d StatefulSets at %d writes/s: %.1fs from the task's start to Disabled (%.1fs between checkpoints without a leader); %d checkpoints observed, the last %s",
 		migrationObjects, migrationQPS, taskEnd.Sub(taskStart).Seconds(), leaderless.Seconds(), len(cps), featuretest.Brief(last.Migration))
 	t.Logf("writers: %d updates to %d StatefulSets (%d between the first and the last checkpoint), %d conflicts, %d transport errors",
 		total, check.Written, during, writers.Conflicts.Load(), writers.TransportErrors.Load())

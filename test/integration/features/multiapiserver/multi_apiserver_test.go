@@ -43,7 +43,7 @@ import (
 // processes (each its own host, so its own identity) against one etcd:
 //
 //   - a rolling flag change through the three apiservers moves the Feature
-//     exactly once, On -> TurningOff -> Off, and back On -> ... without
+//     exactly once, Enabled -> Disabling -> Disabled, and back Enabled -> ... without
 //     flapping, holding ConfigurationAgreed=False in between;
 //   - the leader is killed in the middle of WaitForUses, held by a
 //     kube-controller-manager that still reports the gate on; another
@@ -75,14 +75,14 @@ func TestMultipleAPIServers(t *testing.T) {
 	}
 	name := featuresv1alpha1.FeatureName(harness.FlippableGate)
 	key := "kube-system/" + name
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 	states := harness.RecordStates(t, admin, name)
 
 	t.Run("unknown gates", func(t *testing.T) { testUnknownGates(t, servers, ids) })
 
 	// Roll the gate off through the apiservers, one at a time.
 	for i := range servers[:2] {
-		harness.RollOne(t, admin, servers[i], ids[i], "false", featuresv1alpha1.FeatureStateOn)
+		harness.RollOne(t, admin, servers[i], ids[i], "false", featuresv1alpha1.FeatureStateEnabled)
 	}
 	// A kube-controller-manager still runs with the gate on: its report
 	// holds WaitForUses until it reports the gate off.
@@ -94,7 +94,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	var started string
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		f, err := admin.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
-		if err != nil || f.Status.State != featuresv1alpha1.FeatureStateTurningOff || len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Checkpoint == "" {
+		if err != nil || f.Status.State != featuresv1alpha1.FeatureStateDisabling || len(f.Status.Tasks) == 0 || f.Status.Tasks[0].Checkpoint == "" {
 			return false, nil
 		}
 		if !strings.Contains(f.Status.Tasks[0].Message, "kube-controller-manager (kcm-host)") {
@@ -104,7 +104,7 @@ func TestMultipleAPIServers(t *testing.T) {
 		return true, nil
 	})
 	if err != nil {
-		t.Fatalf("the Feature did not enter TurningOff once every apiserver was off: %v", err)
+		t.Fatalf("the Feature did not enter Disabling once every apiserver was off: %v", err)
 	}
 	old := featuretest.LeaderOf(t, harness.ConfigsOf(servers), key, 30*time.Second)
 	t.Logf("killing the leader %s (%s) during WaitForUses", hosts[old], ids[old])
@@ -136,25 +136,25 @@ func TestMultipleAPIServers(t *testing.T) {
 	// transition completes within seconds, with no fixed wait.
 	switched := time.Now()
 	kcm.report(false)
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateDisabled, 2*time.Minute)
 	kcm.stop() // the kube-controller-manager goes away
-	t.Logf("converged to Off %.1fs after the kill, %.1fs after the last component switched", time.Since(killed).Seconds(), time.Since(switched).Seconds())
+	t.Logf("converged to Disabled %.1fs after the kill, %.1fs after the last component switched", time.Since(killed).Seconds(), time.Since(switched).Seconds())
 	if since := time.Since(switched); since > harness.LivenessWindow+5*time.Second {
-		t.Errorf("Off %v after the last component switched, want within the liveness window plus 5s", since)
+		t.Errorf("Disabled %v after the last component switched, want within the liveness window plus 5s", since)
 	}
 	servers[old].Start(t)
 
 	// Roll it back on.
 	for i := range servers[:2] {
-		harness.RollOne(t, admin, servers[i], ids[i], "true", featuresv1alpha1.FeatureStateOff)
+		harness.RollOne(t, admin, servers[i], ids[i], "true", featuresv1alpha1.FeatureStateDisabled)
 	}
 	servers[2].Restart(t, harness.DisagreeingFlags(t, "true", harness.Disagreeing)...)
 	ready := time.Now()
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
-	t.Logf("rolled back on: converged to On %.1fs after the last apiserver was ready (wait period %s)", time.Since(ready).Seconds(), harness.DisagreeingWaitPeriod)
-	want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOff,
-		featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOn, featuresv1alpha1.FeatureStateOn}
-	if got := states.Through(t, len(want), featuresv1alpha1.FeatureStateOn); !slices.Equal(got, want) {
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
+	t.Logf("rolled back on: converged to Enabled %.1fs after the last apiserver was ready (wait period %s)", time.Since(ready).Seconds(), harness.DisagreeingWaitPeriod)
+	want := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabling,
+		featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateEnabled}
+	if got := states.Through(t, len(want), featuresv1alpha1.FeatureStateEnabled); !slices.Equal(got, want) {
 		t.Fatalf("states %v, want exactly %v (no flapping)", got, want)
 	}
 }
@@ -275,12 +275,12 @@ func testUnknownGates(t *testing.T, servers []*harness.APIServerProcess, ids []s
 	create := func(gate, version string) *featuresv1alpha1.Feature {
 		f, err := newer.FeaturesV1alpha1().Features("kube-system").Create(ctx, &featuresv1alpha1.Feature{
 			ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureName(gate)},
-			Spec:       featuresv1alpha1.FeatureSpec{Gate: gate, DesiredState: featuresv1alpha1.FeatureDesiredStateOn},
+			Spec:       featuresv1alpha1.FeatureSpec{Gate: gate, DesiredState: featuresv1alpha1.FeatureDesiredStateEnabled},
 		}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Status = featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateOn, Version: version, PreRelease: featuresv1alpha1.FeaturePreReleaseAlpha,
+		f.Status = featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateEnabled, Version: version, PreRelease: featuresv1alpha1.FeaturePreReleaseAlpha,
 			Default: ptr.To(false), Uses: []featuresv1alpha1.FeatureUse{{Component: featuresv1alpha1.APIServerComponent, Enabled: true,
 				Reporters: []string{newerID}, FirstReportTime: metav1.Now()}}}
 		if f, err = newer.FeaturesV1alpha1().Features("kube-system").UpdateStatus(ctx, f, metav1.UpdateOptions{}); err != nil {

@@ -75,8 +75,8 @@ func TestDroppedFieldWarnings(t *testing.T) {
 	seen := &warnings{}
 	cfg.WarningHandler = seen
 	client := kubernetes.NewForConfigOrDie(cfg)
-	featuretest.WaitForConverged(t, client, featuresv1alpha1.FeatureName("MaxUnavailableStatefulSet"), featuresv1alpha1.FeatureStateOff, time.Minute)
-	const want = "spec.updateStrategy.rollingUpdate.maxUnavailable was dropped: feature kube-system/max-unavailable-stateful-set is Off"
+	featuretest.WaitForConverged(t, client, featuresv1alpha1.FeatureName("MaxUnavailableStatefulSet"), featuresv1alpha1.FeatureStateDisabled, time.Minute)
+	const want = "spec.updateStrategy.rollingUpdate.maxUnavailable was dropped: feature kube-system/max-unavailable-stateful-set is Disabled"
 
 	sts := func(name string, maxUnavailable *intstr.IntOrString) *appsv1.StatefulSet {
 		s := &appsv1.StatefulSet{

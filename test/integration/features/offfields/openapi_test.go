@@ -124,7 +124,7 @@ func TestOpenAPIByFeatureState(t *testing.T) {
 		clients[i] = kubernetes.NewForConfigOrDie(s.ClientConfig())
 	}
 	name := featuresv1alpha1.FeatureName("MaxUnavailableStatefulSet")
-	featuretest.WaitForConverged(t, clients[0], name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
+	featuretest.WaitForConverged(t, clients[0], name, featuresv1alpha1.FeatureStateDisabled, 2*time.Minute)
 
 	// waitAll waits until every apiserver serves what ok accepts, and
 	// returns what each served.
@@ -156,15 +156,15 @@ func TestOpenAPIByFeatureState(t *testing.T) {
 		t.Errorf("kubectl explain %s with the gate off: %v\n%s", field, err, out)
 	}
 
-	// On: every apiserver serves the field again, with a new hash, and
-	// says the Feature is On within 10 s of it becoming On.
+	// Enabled: every apiserver serves the field again, with a new hash, and
+	// says the Feature is Enabled within 10 s of it becoming Enabled.
 	for _, s := range servers {
 		s.Restart(t, flags("true")...)
 	}
-	f := featuretest.WaitForConverged(t, clients[0], name, featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+	f := featuretest.WaitForConverged(t, clients[0], name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 	on := time.Now()
-	shown := waitAll("gate on", 10*time.Second, func(f servedField) bool { return f.present && f.state == "On" })
-	t.Logf("every apiserver serves maxUnavailable as On %.1fs after the Feature became On (%s)", time.Since(on).Seconds(), f.Status.State)
+	shown := waitAll("gate on", 10*time.Second, func(f servedField) bool { return f.present && f.state == "Enabled" })
+	t.Logf("every apiserver serves maxUnavailable as Enabled %.1fs after the Feature became Enabled (%s)", time.Since(on).Seconds(), f.Status.State)
 	for i := range servers {
 		if shown[i].url == off[i].url {
 			t.Errorf("%s serves apps/v1 at %s with the field and without it", hosts[i], shown[i].url)
@@ -188,9 +188,9 @@ func TestOpenAPIByFeatureState(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Off again: the field leaves every apiserver as it restarts with the
+	// Disabled again: the field leaves every apiserver as it restarts with the
 	// gate off; server-side apply of the object holding it works
-	// throughout, TurningOff included.
+	// throughout, Disabling included.
 	states := harness.RecordStates(t, clients[0], name)
 	for i, s := range servers {
 		s.Restart(t, flags("false")...)
@@ -199,9 +199,9 @@ func TestOpenAPIByFeatureState(t *testing.T) {
 		}
 	}
 	waitAll("gate off again", 10*time.Second, func(f servedField) bool { return !f.present })
-	featuretest.WaitForConverged(t, clients[0], name, featuresv1alpha1.FeatureStateOff, 2*time.Minute)
+	featuretest.WaitForConverged(t, clients[0], name, featuresv1alpha1.FeatureStateDisabled, 2*time.Minute)
 	if err := apply(clients[2], 1); err != nil {
-		t.Errorf("server-side apply once Off: %v", err)
+		t.Errorf("server-side apply once Disabled: %v", err)
 	}
 	t.Logf("states: %v", states.Get())
 }

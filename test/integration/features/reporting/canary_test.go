@@ -122,9 +122,9 @@ func runCanary(t testing.TB, n int, fault canaryFault, soak time.Duration) canar
 	c.startKubelets(t)
 	c.waitSettled(t, func(g featuregate.Feature) bool { return c.defaults[g] })
 
-	to := featuresv1alpha1.FeatureDesiredStateOn
+	to := featuresv1alpha1.FeatureDesiredStateEnabled
 	if before {
-		to = featuresv1alpha1.FeatureDesiredStateOff
+		to = featuresv1alpha1.FeatureDesiredStateDisabled
 	}
 	var (
 		mu      sync.Mutex
@@ -177,7 +177,7 @@ func runCanary(t testing.TB, n int, fault canaryFault, soak time.Duration) canar
 	}()
 	// The kubelets, every 50 ms: who has the new value; a faulty one turns
 	// its node NotReady.
-	newValue := to == featuresv1alpha1.FeatureDesiredStateOn
+	newValue := to == featuresv1alpha1.FeatureDesiredStateEnabled
 	failed := sets.New[string]()
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	probed := make(chan struct{})

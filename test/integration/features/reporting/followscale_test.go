@@ -73,10 +73,10 @@ func runFollowScenario(t testing.TB, n int) followFigures {
 		c.startKubelets(t)
 		settled(func(g featuregate.Feature) bool { return c.defaults[g] })
 	})
-	final := featuresv1alpha1.FeatureStateOff
-	desired := featuresv1alpha1.FeatureDesiredStateOff
+	final := featuresv1alpha1.FeatureStateDisabled
+	desired := featuresv1alpha1.FeatureDesiredStateDisabled
 	if !before {
-		final, desired = featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureDesiredStateOn
+		final, desired = featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureDesiredStateEnabled
 	}
 	fig.flip = c.measure(t, "flip", 5*time.Second, func() {
 		asked := time.Now()

@@ -657,7 +657,7 @@ type scaleFigures struct {
 // uses are settled; (c) an apiserver restart with the same flags until
 // settled; (b) one transition of scaleTransitionGate: the apiserver
 // restarted with it off, then every kubelet restarted with it off, until
-// the Feature is Off and Converged; converged is the time from the last
+// the Feature is Disabled and Converged; converged is the time from the last
 // kubelet's restart to then.
 func runScaleScenario(t testing.TB, n int, flags ...string) scaleFigures {
 	t.Helper()
@@ -688,10 +688,10 @@ func runScaleScenario(t testing.TB, n int, flags ...string) scaleFigures {
 		c.apiserver.Restart(t, off...)
 		lastSwitch = c.startKubelets(t, scaleTransitionGate)
 		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
-			return c.featureConverged(ctx, scaleTransitionGate, featuresv1alpha1.FeatureStateOff)
+			return c.featureConverged(ctx, scaleTransitionGate, featuresv1alpha1.FeatureStateDisabled)
 		})
 		if err != nil {
-			t.Fatalf("%s did not reach Off: %v", scaleTransitionGate, err)
+			t.Fatalf("%s did not reach Disabled: %v", scaleTransitionGate, err)
 		}
 		fig.converged = time.Since(lastSwitch)
 		settled(transitionDefaults)
@@ -772,7 +772,7 @@ func scaleNodeCounts(t testing.TB, def string) []int {
 // kubelets check sends each kubelet at most 1 KiB, no more per kubelet for
 // 40 than for 10; etcd sees one write per kubelet whose value changed and a
 // number of writes of the Feature that does not grow with the kubelets; an
-// apiserver restart sends the kubelets nothing; and the Feature reaches Off
+// apiserver restart sends the kubelets nothing; and the Feature reaches Disabled
 // within the liveness window plus 5 s of the last kubelet's switch.
 func TestReportingScale(t *testing.T) {
 	const small, large = 10, 40
@@ -808,7 +808,7 @@ func TestReportingScale(t *testing.T) {
 			t.Errorf("%d nodes: %d writes of Features in a transition, want a number that does not grow with the kubelets (at most 20)", n, w)
 		}
 		if window := featurelifecycle.DefaultConfig().LivenessWindow; fig.converged > window+5*time.Second {
-			t.Errorf("%d nodes: Off %v after the last kubelet switched, want within the liveness window (%v) plus 5s", n, fig.converged, window)
+			t.Errorf("%d nodes: Disabled %v after the last kubelet switched, want within the liveness window (%v) plus 5s", n, fig.converged, window)
 		}
 	}
 	if s, l := perNode(figs[small].transition.bodies, small), perNode(figs[large].transition.bodies, large); l > 1.5*s+64 {

@@ -110,11 +110,11 @@ func TestThirdPartyReporter(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The tenant's admin declares the Feature of MyDynamicGate, Dynamic and
-	// desired On, before the operator starts.
+	// desired Enabled, before the operator starts.
 	dynamic, err := admin.FeaturesV1alpha1().Features(tenant).Create(ctx, &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureName(string(dynamicGate)), Namespace: tenant},
 		Spec: featuresv1alpha1.FeatureSpec{Gate: string(dynamicGate), Management: featuresv1alpha1.FeatureManagementDynamic,
-			DesiredState: featuresv1alpha1.FeatureDesiredStateOn},
+			DesiredState: featuresv1alpha1.FeatureDesiredStateEnabled},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestThirdPartyReporter(t *testing.T) {
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		return gate.DeepCopy().Enabled(dynamicGate), nil
 	}); err != nil {
-		t.Fatal("MyDynamicGate does not follow its Feature, desired On")
+		t.Fatal("MyDynamicGate does not follow its Feature, desired Enabled")
 	}
 	if !gate.Enabled(dynamicGate) {
 		t.Fatal("MyDynamicGate is off")
@@ -163,9 +163,9 @@ func TestThirdPartyReporter(t *testing.T) {
 		t.Fatalf("the operator's report in %s does not say MyGate and MyDynamicGate are on: %+v", tenant, got)
 	}
 
-	// kube-apiserver leads the tenant's Dynamic Feature: On with the
-	// operator's use; asked Off, TurningOff until the operator, which
-	// follows it, reports it off, then Off.
+	// kube-apiserver leads the tenant's Dynamic Feature: Enabled with the
+	// operator's use; asked Disabled, Disabling until the operator, which
+	// follows it, reports it off, then Disabled.
 	waitForState := func(want featuresv1alpha1.FeatureState) *featuresv1alpha1.Feature {
 		t.Helper()
 		var f *featuresv1alpha1.Feature
@@ -179,7 +179,7 @@ func TestThirdPartyReporter(t *testing.T) {
 		}
 		return f
 	}
-	f := waitForState(featuresv1alpha1.FeatureStateOn)
+	f := waitForState(featuresv1alpha1.FeatureStateEnabled)
 	// Its leader aggregates the report into the uses on its next pass.
 	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		got, err := admin.FeaturesV1alpha1().Features(tenant).Get(ctx, dynamic.Name, metav1.GetOptions{})
@@ -189,7 +189,7 @@ func TestThirdPartyReporter(t *testing.T) {
 		return err == nil && len(f.Status.Uses) > 0, nil
 	})
 	if len(f.Status.Uses) != 1 || f.Status.Uses[0].Component != component || !f.Status.Uses[0].Enabled {
-		t.Errorf("On, with uses %+v, want the operator's, enabled", f.Status.Uses)
+		t.Errorf("Enabled, with uses %+v, want the operator's, enabled", f.Status.Uses)
 	}
 	watch, err := admin.FeaturesV1alpha1().Features(tenant).Watch(ctx, metav1.SingleObject(f.ObjectMeta))
 	if err != nil {
@@ -197,17 +197,17 @@ func TestThirdPartyReporter(t *testing.T) {
 	}
 	defer watch.Stop()
 	if _, err := admin.FeaturesV1alpha1().Features(tenant).Patch(ctx, f.Name, types.MergePatchType,
-		[]byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{}); err != nil {
+		[]byte(`{"spec":{"desiredState":"Disabled"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	asked := time.Now()
-	f = waitForState(featuresv1alpha1.FeatureStateOff)
+	f = waitForState(featuresv1alpha1.FeatureStateDisabled)
 	if gate.Enabled(dynamicGate) {
-		t.Error("the Feature is Off and the operator's gate is on")
+		t.Error("the Feature is Disabled and the operator's gate is on")
 	}
-	states := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateOn}
+	states := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateEnabled}
 	timeout := time.After(30 * time.Second)
-	for states[len(states)-1] != featuresv1alpha1.FeatureStateOff {
+	for states[len(states)-1] != featuresv1alpha1.FeatureStateDisabled {
 		select {
 		case ev, ok := <-watch.ResultChan():
 			if !ok {
@@ -220,10 +220,10 @@ func TestThirdPartyReporter(t *testing.T) {
 			t.Fatalf("the watch of the tenant's Feature saw %v only", states)
 		}
 	}
-	if len(states) != 3 || states[1] != featuresv1alpha1.FeatureStateTurningOff {
-		t.Errorf("states seen: %v, want On, TurningOff, Off", states)
+	if len(states) != 3 || states[1] != featuresv1alpha1.FeatureStateDisabling {
+		t.Errorf("states seen: %v, want Enabled, Disabling, Disabled", states)
 	}
-	t.Logf("the tenant's Feature went %v, Off %.1fs after it was asked to, uses %+v", states, time.Since(asked).Seconds(), f.Status.Uses)
+	t.Logf("the tenant's Feature went %v, Disabled %.1fs after it was asked to, uses %+v", states, time.Since(asked).Seconds(), f.Status.Uses)
 
 	// Not another component's report, even in its namespace, and nothing
 	// in another namespace.
@@ -321,10 +321,10 @@ func serviceAccountClient(config *restclient.Config, namespace, sa string) kuber
 
 // TestThirdPartyDeclaredFeature: a third party declares its gate in its
 // namespace (stage, default, its component, a task its controller owns)
-// and kube-apiserver leads it: On at the declared default; asked Off, it
+// and kube-apiserver leads it: Enabled at the declared default; asked Disabled, it
 // waits until the declared component reports the gate off, then until the
 // owner's controller marks its task done, which another service account of
-// the namespace cannot do; then Off. A declaration of one of Kubernetes'
+// the namespace cannot do; then Disabled. A declaration of one of Kubernetes'
 // own gates is refused.
 func TestThirdPartyDeclaredFeature(t *testing.T) {
 	ctx := context.Background()
@@ -360,10 +360,10 @@ func TestThirdPartyDeclaredFeature(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: featuresv1alpha1.FeatureName(string(gateName)), Namespace: tenant},
 		Spec: featuresv1alpha1.FeatureSpec{Gate: string(gateName), Management: featuresv1alpha1.FeatureManagementDynamic,
 			Declaration: &featuresv1alpha1.FeatureDeclaration{PreRelease: featuresv1alpha1.FeaturePreReleaseBeta,
-				Tasks: []featuresv1alpha1.FeatureDeclaredTask{{Name: "migrate-widgets", Transition: "Off", Owner: component}}}},
+				Tasks: []featuresv1alpha1.FeatureDeclaredTask{{Name: "migrate-widgets", Transition: "Disabled", Owner: component}}}},
 	}, metav1.CreateOptions{})
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.declaration.tasks[0].transition") {
-		t.Errorf("a declared task with transition Off: want 422 naming spec.declaration.tasks[0].transition, got %v", err)
+		t.Errorf("a declared task with transition Disabled: want 422 naming spec.declaration.tasks[0].transition, got %v", err)
 	}
 
 	declared, err := admin.FeaturesV1alpha1().Features(tenant).Create(ctx, &featuresv1alpha1.Feature{
@@ -371,7 +371,7 @@ func TestThirdPartyDeclaredFeature(t *testing.T) {
 		Spec: featuresv1alpha1.FeatureSpec{Gate: string(gateName), Management: featuresv1alpha1.FeatureManagementDynamic,
 			Declaration: &featuresv1alpha1.FeatureDeclaration{PreRelease: featuresv1alpha1.FeaturePreReleaseBeta, Default: true,
 				Components: []string{component},
-				Tasks: []featuresv1alpha1.FeatureDeclaredTask{{Name: "migrate-widgets", Transition: featuresv1alpha1.FeatureStateTurningOff,
+				Tasks: []featuresv1alpha1.FeatureDeclaredTask{{Name: "migrate-widgets", Transition: featuresv1alpha1.FeatureStateDisabling,
 					Owner: component, Description: "Rewrite every Widget without the fields of the feature."}}}},
 	}, metav1.CreateOptions{})
 	if err != nil {
@@ -402,20 +402,20 @@ func TestThirdPartyDeclaredFeature(t *testing.T) {
 		}
 		return f
 	}
-	f := waitFor("On with the operator's use", func(f *featuresv1alpha1.Feature) bool {
-		return f.Status.State == featuresv1alpha1.FeatureStateOn && len(f.Status.Uses) == 1
+	f := waitFor("Enabled with the operator's use", func(f *featuresv1alpha1.Feature) bool {
+		return f.Status.State == featuresv1alpha1.FeatureStateEnabled && len(f.Status.Uses) == 1
 	})
 	if f.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseBeta || f.Status.Default == nil || !*f.Status.Default {
 		t.Errorf("status of the declared Feature: preRelease %q, default %v; want Beta, true", f.Status.PreRelease, f.Status.Default)
 	}
 
 	if _, err := admin.FeaturesV1alpha1().Features(tenant).Patch(ctx, f.Name, types.MergePatchType,
-		[]byte(`{"spec":{"desiredState":"Off"}}`), metav1.PatchOptions{}); err != nil {
+		[]byte(`{"spec":{"desiredState":"Disabled"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	asked := time.Now()
 	f = waitFor("waiting for its owner's task", func(f *featuresv1alpha1.Feature) bool {
-		return f.Status.State == featuresv1alpha1.FeatureStateTurningOff && len(f.Status.Tasks) == 1 &&
+		return f.Status.State == featuresv1alpha1.FeatureStateDisabling && len(f.Status.Tasks) == 1 &&
 			f.Status.Tasks[0].Name == "migrate-widgets" && f.Status.Tasks[0].Message != ""
 	})
 	reached := time.Since(asked)
@@ -459,9 +459,9 @@ func TestThirdPartyDeclaredFeature(t *testing.T) {
 	if err := featuretasks.Complete(ctx, operator, tenant, declared.Name, "migrate-widgets", "rewrote 10 widgets"); err != nil {
 		t.Fatal(err)
 	}
-	f = waitFor("Off", func(f *featuresv1alpha1.Feature) bool {
-		return f.Status.State == featuresv1alpha1.FeatureStateOff && len(f.Status.Tasks) == 0
+	f = waitFor("Disabled", func(f *featuresv1alpha1.Feature) bool {
+		return f.Status.State == featuresv1alpha1.FeatureStateDisabled && len(f.Status.Tasks) == 0
 	})
-	t.Logf("the declared Feature reached its owner's task %.1fs after it was asked Off, and Off %.1fs after the owner completed it",
+	t.Logf("the declared Feature reached its owner's task %.1fs after it was asked Disabled, and Disabled %.1fs after the owner completed it",
 		reached.Seconds(), time.Since(completed).Seconds())
 }

@@ -152,9 +152,9 @@ func (a *applier) create(obj *unstructured.Unstructured) error {
 // Widget's ConfigMap; turned off, kube-apiserver clears spec.color and the
 // size Huge from every stored Widget (etcd, read directly, holds none),
 // then the operator's own task removes the colors from its ConfigMaps and
-// the Feature is Off; new colors are dropped with a warning. Gadgets: off
+// the Feature is Disabled; new colors are dropped with a warning. Gadgets: off
 // by default, no Gadget can be created; turned on, the operator serves
-// them; turned off, the Feature holds TurningOff naming the Gadget left
+// them; turned off, the Feature holds Disabling naming the Gadget left
 // until it is deleted. A tenant of another namespace can write neither the
 // sample's reports nor its Features' status.
 func TestSampleOperator(t *testing.T) {
@@ -251,9 +251,9 @@ func TestSampleOperator(t *testing.T) {
 		}
 	}
 
-	// On: the declared defaults; the operator copies the colors.
-	waitFor("widget-colors On", time.Minute, inState("widget-colors", featuresv1alpha1.FeatureStateOn))
-	waitFor("gadgets Off", time.Minute, inState("gadgets", featuresv1alpha1.FeatureStateOff))
+	// Enabled: the declared defaults; the operator copies the colors.
+	waitFor("widget-colors Enabled", time.Minute, inState("widget-colors", featuresv1alpha1.FeatureStateEnabled))
+	waitFor("gadgets Disabled", time.Minute, inState("gadgets", featuresv1alpha1.FeatureStateDisabled))
 	example := manifests(t, "examples/widget.yaml")[0]
 	if err := apply.create(example); err != nil {
 		t.Fatal(err)
@@ -274,12 +274,12 @@ func TestSampleOperator(t *testing.T) {
 	})
 	waitFor("the operator's report of WidgetColors on", time.Minute, uses("widget-colors", true))
 
-	// Off: kube-apiserver clears the Widgets, then the operator its
-	// ConfigMaps, then the Feature is Off.
+	// Disabled: kube-apiserver clears the Widgets, then the operator its
+	// ConfigMaps, then the Feature is Disabled.
 	asked := time.Now()
-	setDesired("widget-colors", featuresv1alpha1.FeatureDesiredStateOff)
+	setDesired("widget-colors", featuresv1alpha1.FeatureDesiredStateDisabled)
 	var tasks []string
-	waitFor("widget-colors Off", 3*time.Minute, func() bool {
+	waitFor("widget-colors Disabled", 3*time.Minute, func() bool {
 		f := feature("widget-colors")
 		if f == nil {
 			return false
@@ -289,9 +289,9 @@ func TestSampleOperator(t *testing.T) {
 				tasks = append(tasks, name)
 			}
 		}
-		return f.Status.State == featuresv1alpha1.FeatureStateOff
+		return f.Status.State == featuresv1alpha1.FeatureStateDisabled
 	})
-	t.Logf("widget-colors Off %.1fs after it was asked Off, with %d Widgets and their ConfigMaps cleared; tasks seen: %v", time.Since(asked).Seconds(), widgets, tasks)
+	t.Logf("widget-colors Disabled %.1fs after it was asked Disabled, with %d Widgets and their ConfigMaps cleared; tasks seen: %v", time.Since(asked).Seconds(), widgets, tasks)
 	if want := controller.ForgetColorsTask + " by " + controller.Component; !slices.Contains(tasks, want) {
 		t.Errorf("the tasks seen while widget-colors turned off: %v, want %q among them", tasks, want)
 	}
@@ -332,8 +332,8 @@ func TestSampleOperator(t *testing.T) {
 	if err := apply.create(late); err != nil {
 		t.Fatal(err)
 	}
-	if w, want := strings.TrimSpace(seen.String()), "Warning: spec.color was dropped: feature sample-feature-system/widget-colors is Off"; w != want {
-		t.Errorf("warnings creating a Widget with a color while widget-colors is Off: %q, want %q", w, want)
+	if w, want := strings.TrimSpace(seen.String()), "Warning: spec.color was dropped: feature sample-feature-system/widget-colors is Disabled"; w != want {
+		t.Errorf("warnings creating a Widget with a color while widget-colors is Disabled: %q, want %q", w, want)
 	}
 	waitFor("the late Widget's ConfigMap", 30*time.Second, func() bool {
 		data, ok := configMaps()["widget-late"]
@@ -343,20 +343,20 @@ func TestSampleOperator(t *testing.T) {
 	// Gadgets: off by default, no Gadget can be created.
 	gadget := manifests(t, "examples/gadget.yaml")[0]
 	err = apply.create(gadget)
-	if want := "kind: Forbidden: Gadget cannot be created: feature sample-feature-system/gadgets is Off"; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
-		t.Errorf("creating a Gadget with gadgets Off: want 422 with %q, got %v", want, err)
+	if want := "kind: Forbidden: Gadget cannot be created: feature sample-feature-system/gadgets is Disabled"; !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Errorf("creating a Gadget with gadgets Disabled: want 422 with %q, got %v", want, err)
 	}
-	setDesired("gadgets", featuresv1alpha1.FeatureDesiredStateOn)
-	waitFor("gadgets On", time.Minute, inState("gadgets", featuresv1alpha1.FeatureStateOn))
+	setDesired("gadgets", featuresv1alpha1.FeatureDesiredStateEnabled)
+	waitFor("gadgets Enabled", time.Minute, inState("gadgets", featuresv1alpha1.FeatureStateEnabled))
 	if err := apply.create(gadget); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the Gadget's ConfigMap", time.Minute, func() bool { return configMaps()["gadget-example-gadget"]["parts"] == "3" })
-	setDesired("gadgets", featuresv1alpha1.FeatureDesiredStateOff)
+	setDesired("gadgets", featuresv1alpha1.FeatureDesiredStateDisabled)
 	const named = "1 gadgets.samplefeature.example.com left: delete them to turn the feature off: sample-feature-system/example-gadget"
-	waitFor("gadgets TurningOff naming the Gadget left", time.Minute, func() bool {
+	waitFor("gadgets Disabling naming the Gadget left", time.Minute, func() bool {
 		f := feature("gadgets")
-		return f != nil && f.Status.State == featuresv1alpha1.FeatureStateTurningOff && len(f.Status.Tasks) > 0 && f.Status.Tasks[0].Message == named
+		return f != nil && f.Status.State == featuresv1alpha1.FeatureStateDisabling && len(f.Status.Tasks) > 0 && f.Status.Tasks[0].Message == named
 	})
 	gadgets := dyn.Resource(controller.GadgetsResource).Namespace(namespace)
 	if _, err := gadgets.Get(ctx, gadget.GetName(), metav1.GetOptions{}); err != nil {
@@ -365,11 +365,11 @@ func TestSampleOperator(t *testing.T) {
 	if err := gadgets.Delete(ctx, gadget.GetName(), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("gadgets Off", time.Minute, inState("gadgets", featuresv1alpha1.FeatureStateOff))
+	waitFor("gadgets Disabled", time.Minute, inState("gadgets", featuresv1alpha1.FeatureStateDisabled))
 
 	// On again: colors are stored and copied again.
-	setDesired("widget-colors", featuresv1alpha1.FeatureDesiredStateOn)
-	waitFor("widget-colors On again", time.Minute, inState("widget-colors", featuresv1alpha1.FeatureStateOn))
+	setDesired("widget-colors", featuresv1alpha1.FeatureDesiredStateEnabled)
+	waitFor("widget-colors Enabled again", time.Minute, inState("widget-colors", featuresv1alpha1.FeatureStateEnabled))
 	again := example.DeepCopy()
 	again.SetName("again")
 	if err := apply.create(again); err != nil {

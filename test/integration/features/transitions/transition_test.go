@@ -39,8 +39,8 @@ import (
 const transitionGate = "PodDeletionCost"
 
 // TestTransitionAcrossRestarts restarts the apiserver with a gate turned off
-// and on again: the Feature goes On -> TurningOff -> Off through WaitForUses
-// and back through TurningOn, with events, converging within seconds: no
+// and on again: the Feature goes Enabled -> Disabling -> Disabled through WaitForUses
+// and back through Enabling, with events, converging within seconds: no
 // component but the apiserver reports the gate.
 func TestTransitionAcrossRestarts(t *testing.T) {
 	const period = 3 * time.Second
@@ -51,7 +51,7 @@ func TestTransitionAcrossRestarts(t *testing.T) {
 	apiserver := harness.StartAPIServerProcess(t, "apiserver", harness.SharedEtcd().Prefix, flags("true")...)
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
 	name := featuresv1alpha1.FeatureName(transitionGate)
-	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateOn, time.Minute)
+	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, time.Minute)
 	states := harness.RecordStates(t, admin, name)
 	if err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		return len(states.Get()) > 0, nil
@@ -63,8 +63,8 @@ func TestTransitionAcrossRestarts(t *testing.T) {
 		value        string
 		final, trans featuresv1alpha1.FeatureState
 	}{
-		{"false", featuresv1alpha1.FeatureStateOff, featuresv1alpha1.FeatureStateTurningOff},
-		{"true", featuresv1alpha1.FeatureStateOn, featuresv1alpha1.FeatureStateTurningOn},
+		{"false", featuresv1alpha1.FeatureStateDisabled, featuresv1alpha1.FeatureStateDisabling},
+		{"true", featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateEnabling},
 	} {
 		before := len(states.Get())
 		apiserver.Restart(t, flags(step.value)...)

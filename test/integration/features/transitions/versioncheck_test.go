@@ -41,13 +41,13 @@ import (
 // at 1.37: lowering the emulation version to 1.36 is blocked by the
 // features on now that are off by default or missing at 1.36, each named
 // with what to do; once the apiserver runs with them off (and the Features
-// are Off) and the check is told which gates the 1.36 apiservers will keep
+// are Disabled) and the check is told which gates the 1.36 apiservers will keep
 // on, it is safe.
 func TestVersionCheck(t *testing.T) {
 	ctx := context.Background()
 	apiserver := harness.StartAPIServerProcess(t, "versioncheck", harness.SharedEtcd().Prefix, harness.LifecycleFlags...)
 	client := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())
-	waitForFeatureState(t, client, "MaxUnavailableStatefulSet", featuresv1alpha1.FeatureStateOn)
+	waitForFeatureState(t, client, "MaxUnavailableStatefulSet", featuresv1alpha1.FeatureStateEnabled)
 
 	// The Feature's own signal, set by its leader.
 	waitForCondition(t, client, "MaxUnavailableStatefulSet", featuresv1alpha1.FeatureConditionDowngradeSafe, metav1.ConditionFalse, "TurnsOffAtTarget")
@@ -59,7 +59,7 @@ func TestVersionCheck(t *testing.T) {
 		t.Fatalf("check --to-version 1.36 at 1.37 = %v, want blocked:\n%s", err, out.String())
 	}
 	t.Logf("kubectl features check --to-version 1.36:\n%s", out.String())
-	for _, want := range []string{"Emulation version 1.37 -> 1.36: NOT SAFE", "BLOCKER", "MaxUnavailableStatefulSet", "TurnsOffAtTarget", "wait for its Feature to be Off"} {
+	for _, want := range []string{"Emulation version 1.37 -> 1.36: NOT SAFE", "BLOCKER", "MaxUnavailableStatefulSet", "TurnsOffAtTarget", "wait for its Feature to be Disabled"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report does not say %q", want)
 		}
@@ -99,7 +99,7 @@ func TestVersionCheck(t *testing.T) {
 	flags[0] = "--feature-gates=" + gates
 	apiserver.Restart(t, flags...)
 	for _, g := range off {
-		waitForFeatureState(t, client, g, featuresv1alpha1.FeatureStateOff)
+		waitForFeatureState(t, client, g, featuresv1alpha1.FeatureStateDisabled)
 	}
 	waitForCondition(t, client, "MaxUnavailableStatefulSet", featuresv1alpha1.FeatureConditionDowngradeSafe, metav1.ConditionTrue, "NothingBlocks")
 	out.Reset()

@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package turningoff holds the integration test of the resources of a
 // feature that turns off (KEP-3920): which are still served, which are
-// refused, and what discovery lists, while the feature is TurningOff and
-// once it is Off. It left package transitions, whose tests together came
+// refused, and what discovery lists, while the feature is Disabling and
+// once it is Disabled. It left package transitions, whose tests together came
 // too close to go test's 10 minutes while make verify ran alongside.
 package turningoff
 

@@ -55,7 +55,7 @@ const (
 	// v1.37.2, and may still be turned off.
 	pcrGate = "PodCertificateRequest"
 	svmGate = "StorageVersionMigrator"
-	// The tasks that hold each Feature in TurningOff: PodCertificateRequest's
+	// The tasks that hold each Feature in Disabling: PodCertificateRequest's
 	// explicit registration waits for pods with podCertificate volumes;
 	// StorageVersionMigrator's derived one for the stored migrations.
 	pcrHoldTask = "wait-for-no-pod-certificate-volumes"
@@ -73,27 +73,27 @@ func turningOffFlags(t testing.TB, on bool) []string {
 		harness.Lifecycle{WaitForUsesPeriod: 3 * time.Second}.Flag(t)}
 }
 
-// TestServedWhileTurningOff turns off two gates that serve whole resources,
+// TestServedWhileDisabling turns off two gates that serve whole resources,
 // PodCertificateRequest (podcertificaterequests in certificates.k8s.io/v1,
 // a group-version upstream keeps serving) and StorageVersionMigrator
 // (storagemigration.k8s.io/v1, a group-version that goes away with it),
 // with objects of both stored, and checks that while each Feature is
-// TurningOff its resource can be listed, read, watched and deleted by an
+// Disabling its resource can be listed, read, watched and deleted by an
 // admin, not written, not read by a user RBAC does not allow, and is in
-// aggregated discovery; and that once the Feature is Off the resource is
+// aggregated discovery; and that once the Feature is Disabled the resource is
 // not served (404) and is gone from discovery, as upstream.
-func TestServedWhileTurningOff(t *testing.T) {
+func TestServedWhileDisabling(t *testing.T) {
 	ctx := context.Background()
 	server := harness.StartAPIServerProcess(t, "turning-off-api", harness.SharedEtcd().Prefix, turningOffFlags(t, true)...)
 	admin := server.ClientConfig()
 	kube := kubernetes.NewForConfigOrDie(admin)
 	features := featuresclient.NewForConfigOrDie(admin)
 	for _, gate := range []string{pcrGate, svmGate} {
-		featuretest.WaitForConverged(t, features, featuresv1alpha1.FeatureName(gate), featuresv1alpha1.FeatureStateOn, 2*time.Minute)
+		featuretest.WaitForConverged(t, features, featuresv1alpha1.FeatureName(gate), featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 	}
 
 	// Objects of both resources, and a pod with a podCertificate volume,
-	// which holds PodCertificateRequest in TurningOff.
+	// which holds PodCertificateRequest in Disabling.
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: turningOffNamespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +117,13 @@ func TestServedWhileTurningOff(t *testing.T) {
 		}
 	}
 
-	// Off: the resources are not served by upstream any more; the Features
-	// turn off and their waits hold them in TurningOff.
+	// Disabled: the resources are not served by upstream any more; the Features
+	// turn off and their waits hold them in Disabling.
 	restart := time.Now()
 	server.Restart(t, turningOffFlags(t, false)...)
 	pcrFeature := waitForActiveTask(t, features, pcrGate, pcrHoldTask, time.Minute)
 	svmFeature := waitForActiveTask(t, features, svmGate, svmHoldTask, time.Minute)
-	t.Logf("both Features held in TurningOff %.1fs after the restart began; %s says: %s", time.Since(restart).Seconds(), svmHoldTask, svmFeature.Status.Tasks[0].Message)
+	t.Logf("both Features held in Disabling %.1fs after the restart began; %s says: %s", time.Since(restart).Seconds(), svmHoldTask, svmFeature.Status.Tasks[0].Message)
 	_ = pcrFeature
 	if !strings.Contains(svmFeature.Status.Tasks[0].Message, "svm-") {
 		t.Errorf("%s does not name the stored objects: %q", svmHoldTask, svmFeature.Status.Tasks[0].Message)
@@ -138,47 +138,47 @@ func TestServedWhileTurningOff(t *testing.T) {
 		return err == nil, nil
 	})
 	if err != nil {
-		t.Fatalf("podcertificaterequests are not served while %s is TurningOff: %v", pcrGate, err)
+		t.Fatalf("podcertificaterequests are not served while %s is Disabling: %v", pcrGate, err)
 	}
-	t.Logf("podcertificaterequests served %.2fs after the Feature was seen TurningOff", time.Since(served).Seconds())
+	t.Logf("podcertificaterequests served %.2fs after the Feature was seen Disabling", time.Since(served).Seconds())
 	if got := pcrNamesOf(pcrs.Items); !slices.Equal(got, pcrNames) {
 		t.Errorf("listed podcertificaterequests %v, want %v", got, pcrNames)
 	}
 	svms, err := kube.StoragemigrationV1().StorageVersionMigrations().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		t.Fatalf("storageversionmigrations are not served while %s is TurningOff: %v", svmGate, err)
+		t.Fatalf("storageversionmigrations are not served while %s is Disabling: %v", svmGate, err)
 	}
 	if len(svms.Items) != len(svmNames) {
 		t.Errorf("listed %d storageversionmigrations, want %d", len(svms.Items), len(svmNames))
 	}
 	got, err := kube.CertificatesV1().PodCertificateRequests(turningOffNamespace).Get(ctx, "pcr-a", metav1.GetOptions{})
 	if err != nil || got.Spec.SignerName != "example.com/signer" {
-		t.Errorf("get pcr-a while TurningOff: %v, %+v", err, got)
+		t.Errorf("get pcr-a while Disabling: %v, %+v", err, got)
 	}
 	if got, err := kube.StoragemigrationV1().StorageVersionMigrations().Get(ctx, "svm-a", metav1.GetOptions{}); err != nil || got.Spec.Resource.Resource != "deployments" {
-		t.Errorf("get svm-a while TurningOff: %v, %+v", err, got)
+		t.Errorf("get svm-a while Disabling: %v, %+v", err, got)
 	}
 	// As kubectl get asks: a table, from the resource's own convertor.
 	table, err := kube.CoreV1().RESTClient().Get().AbsPath("/apis/certificates.k8s.io/v1/namespaces/"+turningOffNamespace+"/podcertificaterequests").
 		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
 	if err != nil || !strings.Contains(string(table), `"kind":"Table"`) || !strings.Contains(string(table), "pcr-a") {
-		t.Errorf("podcertificaterequests as a table while TurningOff: %v %s", err, table)
+		t.Errorf("podcertificaterequests as a table while Disabling: %v %s", err, table)
 	}
 	checkDiscovery(t, kube, pcrGVR, true)
 	checkDiscovery(t, kube, svmGVR, true)
 	checkGroupListed(t, kube, svmGVR.GroupVersion(), true)
 	checkDiscovery(t, kube, certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"), true)
 	if got := legacyResources(t, kube, pcrGVR.GroupVersion()); !slices.Contains(got, "podcertificaterequests") || !slices.Contains(got, "certificatesigningrequests") {
-		t.Errorf("the version discovery document of %s lists %v while TurningOff", pcrGVR.GroupVersion(), got)
+		t.Errorf("the version discovery document of %s lists %v while Disabling", pcrGVR.GroupVersion(), got)
 	}
 	if got := legacyResources(t, kube, svmGVR.GroupVersion()); !slices.Equal(got, []string{"storageversionmigrations"}) {
-		t.Errorf("the version discovery document of %s lists %v while TurningOff", svmGVR.GroupVersion(), got)
+		t.Errorf("the version discovery document of %s lists %v while Disabling", svmGVR.GroupVersion(), got)
 	}
 	// kubectl explain knows them: discovery lists them and the served
 	// OpenAPI v3 documents describe them.
 	for _, field := range []string{"podcertificaterequests.spec.signerName", "storageversionmigrations.spec.resource"} {
 		if out, err := harness.Kubectl(t, server, "explain", field); err != nil || !strings.Contains(out, "FIELD:") {
-			t.Errorf("kubectl explain %s while TurningOff: %v\n%s", field, err, out)
+			t.Errorf("kubectl explain %s while Disabling: %v\n%s", field, err, out)
 		}
 	}
 
@@ -194,7 +194,7 @@ func TestServedWhileTurningOff(t *testing.T) {
 	expectRefused(t, "patch storageversionmigrations", err, svmGate)
 	_, err = kube.StoragemigrationV1().StorageVersionMigrations().UpdateStatus(ctx, &svms.Items[0], metav1.UpdateOptions{})
 	if !apierrors.IsNotFound(err) {
-		t.Errorf("update of storageversionmigrations/status while TurningOff: %v, want 404 (subresources are not served)", err)
+		t.Errorf("update of storageversionmigrations/status while Disabling: %v, want 404 (subresources are not served)", err)
 	}
 
 	// Not read by a user RBAC does not allow.
@@ -211,16 +211,16 @@ func TestServedWhileTurningOff(t *testing.T) {
 	// Watched and deleted: a watch from the list sees the deletes.
 	w, err := kube.CertificatesV1().PodCertificateRequests(turningOffNamespace).Watch(ctx, metav1.ListOptions{ResourceVersion: pcrs.ResourceVersion})
 	if err != nil {
-		t.Fatalf("watch podcertificaterequests while TurningOff: %v", err)
+		t.Fatalf("watch podcertificaterequests while Disabling: %v", err)
 	}
 	defer w.Stop()
 	for _, name := range pcrNames[:2] {
 		if err := kube.CertificatesV1().PodCertificateRequests(turningOffNamespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-			t.Fatalf("delete %s while TurningOff: %v", name, err)
+			t.Fatalf("delete %s while Disabling: %v", name, err)
 		}
 	}
 	if err := kube.CertificatesV1().PodCertificateRequests(turningOffNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
-		t.Fatalf("deletecollection of podcertificaterequests while TurningOff: %v", err)
+		t.Fatalf("deletecollection of podcertificaterequests while Disabling: %v", err)
 	}
 	deleted := map[string]bool{}
 	timeout := time.After(30 * time.Second)
@@ -238,33 +238,33 @@ func TestServedWhileTurningOff(t *testing.T) {
 		}
 	}
 	if err := kube.StoragemigrationV1().StorageVersionMigrations().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
-		t.Fatalf("deletecollection of storageversionmigrations while TurningOff: %v", err)
+		t.Fatalf("deletecollection of storageversionmigrations while Disabling: %v", err)
 	}
 	deletedAt := time.Now()
 
 	// StorageVersionMigrator's wait is over once they are gone; podcertificaterequests
 	// stay served while the pod holds their Feature.
-	featuretest.WaitForConverged(t, features, featuresv1alpha1.FeatureName(svmGate), featuresv1alpha1.FeatureStateOff, 2*time.Minute)
-	t.Logf("%s Off %.1fs after its objects were deleted", svmGate, time.Since(deletedAt).Seconds())
+	featuretest.WaitForConverged(t, features, featuresv1alpha1.FeatureName(svmGate), featuresv1alpha1.FeatureStateDisabled, 2*time.Minute)
+	t.Logf("%s Disabled %.1fs after its objects were deleted", svmGate, time.Since(deletedAt).Seconds())
 	expectNotServed(t, kube, svmGVR)
 	// storagemigration.k8s.io/v1 exists only for storageversionmigrations:
 	// gone from the group lists, its documents 404, as upstream's.
 	checkGroupListed(t, kube, svmGVR.GroupVersion(), false)
 	if out, err := harness.Kubectl(t, server, "explain", "storageversionmigrations"); err == nil || !strings.Contains(out, "doesn't have a resource type") {
-		t.Errorf("kubectl explain storageversionmigrations once Off: %v\n%s", err, out)
+		t.Errorf("kubectl explain storageversionmigrations once Disabled: %v\n%s", err, out)
 	}
 	if _, err := kube.CertificatesV1().PodCertificateRequests(turningOffNamespace).List(ctx, metav1.ListOptions{}); err != nil {
-		t.Errorf("podcertificaterequests not served while %s is still TurningOff: %v", pcrGate, err)
+		t.Errorf("podcertificaterequests not served while %s is still Disabling: %v", pcrGate, err)
 	}
 
 	if err := kube.CoreV1().Pods(turningOffNamespace).Delete(ctx, "certificate", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 		t.Fatal(err)
 	}
-	featuretest.WaitForConverged(t, features, featuresv1alpha1.FeatureName(pcrGate), featuresv1alpha1.FeatureStateOff, 2*time.Minute)
+	featuretest.WaitForConverged(t, features, featuresv1alpha1.FeatureName(pcrGate), featuresv1alpha1.FeatureStateDisabled, 2*time.Minute)
 	expectNotServed(t, kube, pcrGVR)
 	checkDiscovery(t, kube, certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"), true)
 	if got := legacyResources(t, kube, pcrGVR.GroupVersion()); slices.Contains(got, "podcertificaterequests") || !slices.Contains(got, "certificatesigningrequests") {
-		t.Errorf("the version discovery document of %s lists %v once Off", pcrGVR.GroupVersion(), got)
+		t.Errorf("the version discovery document of %s lists %v once Disabled", pcrGVR.GroupVersion(), got)
 	}
 }
 
@@ -341,7 +341,7 @@ func checkGroupListed(t *testing.T, kube kubernetes.Interface, gv schema.GroupVe
 	}
 }
 
-// waitForActiveTask waits until gate's Feature is TurningOff with task
+// waitForActiveTask waits until gate's Feature is Disabling with task
 // active, and returns it.
 func waitForActiveTask(t *testing.T, client featuresclient.Interface, gate, task string, timeout time.Duration) *featuresv1alpha1.Feature {
 	t.Helper()
@@ -352,24 +352,24 @@ func waitForActiveTask(t *testing.T, client featuresclient.Interface, gate, task
 		if err != nil {
 			return false, nil
 		}
-		return f.Status.State == featuresv1alpha1.FeatureStateTurningOff && len(f.Status.Tasks) > 0 && f.Status.Tasks[0].Name == task &&
+		return f.Status.State == featuresv1alpha1.FeatureStateDisabling && len(f.Status.Tasks) > 0 && f.Status.Tasks[0].Name == task &&
 			f.Status.Tasks[0].Message != "", nil
 	})
 	if err != nil {
-		t.Fatalf("%s did not reach TurningOff with %s active: %+v", gate, task, f)
+		t.Fatalf("%s did not reach Disabling with %s active: %+v", gate, task, f)
 	}
 	return f
 }
 
 // expectRefused checks that err refuses a write while gate's Feature is
-// TurningOff, saying why.
+// Disabling, saying why.
 func expectRefused(t *testing.T, what string, err error, gate string) {
 	t.Helper()
 	if !apierrors.IsMethodNotSupported(err) {
-		t.Errorf("%s while TurningOff: %v, want it refused with 405", what, err)
+		t.Errorf("%s while Disabling: %v, want it refused with 405", what, err)
 		return
 	}
-	for _, want := range []string{"kube-system/" + featuresv1alpha1.FeatureName(gate), "TurningOff", "read and delete"} {
+	for _, want := range []string{"kube-system/" + featuresv1alpha1.FeatureName(gate), "Disabling", "read and delete"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%s refused with %q, which does not say %q", what, err, want)
 		}
@@ -384,7 +384,7 @@ func expectNotServed(t *testing.T, kube kubernetes.Interface, gvr schema.GroupVe
 	if gvr == pcrGVR {
 		path = "/apis/" + gvr.Group + "/" + gvr.Version + "/namespaces/" + turningOffNamespace + "/" + gvr.Resource
 	}
-	// Each apiserver stops serving once its informer sees the Feature Off,
+	// Each apiserver stops serving once its informer sees the Feature Disabled,
 	// a moment after the status says so; allow that moment, as discovery.
 	for _, verb := range []string{"GET", "POST", "DELETE"} {
 		var status int
@@ -398,9 +398,9 @@ func expectNotServed(t *testing.T, kube kubernetes.Interface, gvr schema.GroupVe
 			return status == 404 || apierrors.IsNotFound(err), nil
 		})
 		if status != 404 && !apierrors.IsNotFound(err) {
-			t.Errorf("%s %s once Off: %d (%v) for 10s, want 404", verb, path, status, err)
+			t.Errorf("%s %s once Disabled: %d (%v) for 10s, want 404", verb, path, status, err)
 		} else if waited := time.Since(start); waited > 200*time.Millisecond {
-			t.Logf("%s %s: 404 %.1fs after the Feature was seen Off", verb, path, waited.Seconds())
+			t.Logf("%s %s: 404 %.1fs after the Feature was seen Disabled", verb, path, waited.Seconds())
 		}
 	}
 	checkDiscovery(t, kube, gvr, false)
@@ -445,7 +445,7 @@ func pcrNamesOf(items []certificatesv1.PodCertificateRequest) []string {
 }
 
 // podCertificatePod is a pod with a projected podCertificate volume, only
-// stored (no node): it holds PodCertificateRequest in TurningOff.
+// stored (no node): it holds PodCertificateRequest in Disabling.
 func podCertificatePod() *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "certificate", Namespace: turningOffNamespace},

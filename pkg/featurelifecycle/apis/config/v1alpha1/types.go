@@ -54,14 +54,14 @@ type FeatureLifecycleConfiguration struct {
 	// +optional
 	ReportRetention *metav1.Duration `json:"reportRetention,omitempty"`
 	// ResidueScan tunes the background scan for stored data of Features
-	// that are Off.
+	// that are Disabled.
 	// +optional
 	ResidueScan ResidueScanConfiguration `json:"residueScan,omitempty"`
 	// Migration tunes the storage migrations of the ClearFields tasks.
 	// +optional
 	Migration MigrationConfiguration `json:"migration,omitempty"`
 	// OpenAPIByState serves /openapi/v2 and /openapi/v3 without the fields
-	// (and enum values) of gates that are off here or whose Feature is Off
+	// (and enum values) of gates that are off here or whose Feature is Disabled
 	// or turning off, and marks the gated fields served with their Feature
 	// and its state (x-kubernetes-feature, x-kubernetes-feature-state).
 	// Default true.
@@ -70,8 +70,8 @@ type FeatureLifecycleConfiguration struct {
 }
 
 // ResidueScanConfiguration tunes the scan that reads, a page at a time,
-// the stored objects the TurningOff tasks of the Off Features this
-// kube-apiserver leads look at, and sends a Feature back to TurningOff
+// the stored objects the Disabling tasks of the Disabled Features this
+// kube-apiserver leads look at, and sends a Feature back to Disabling
 // when some still use what its gate guards.
 type ResidueScanConfiguration struct {
 	// Interval is the pause between two passes; 0 turns the scan off.

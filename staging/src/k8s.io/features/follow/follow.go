@@ -330,9 +330,9 @@ func (f *Follower) wanted(logger klog.Logger, targets []*featuresv1alpha1.Featur
 // value when this process is in the rollout's cohort.
 func (f *Follower) value(logger klog.Logger, t *featuresv1alpha1.FeatureTarget) bool {
 	if r := t.Spec.Rollout; r != nil && f.member(logger, t, r) {
-		return r.DesiredState == featuresv1alpha1.FeatureDesiredStateOn
+		return r.DesiredState == featuresv1alpha1.FeatureDesiredStateEnabled
 	}
-	return t.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateOn
+	return t.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateEnabled
 }
 
 // member says whether this process is in a rollout's cohort.

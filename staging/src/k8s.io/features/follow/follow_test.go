@@ -67,8 +67,8 @@ func target(gate string, management featuresv1alpha1.FeatureManagement, desired 
 const (
 	central = featuresv1alpha1.FeatureManagementCentral
 	dynamic = featuresv1alpha1.FeatureManagementDynamic
-	on      = featuresv1alpha1.FeatureDesiredStateOn
-	off     = featuresv1alpha1.FeatureDesiredStateOff
+	on      = featuresv1alpha1.FeatureDesiredStateEnabled
+	off     = featuresv1alpha1.FeatureDesiredStateDisabled
 )
 
 // restarts records the reasons Restart was called with.

@@ -31,7 +31,7 @@ import (
 )
 
 // rolling returns the target of AlphaGate's Dynamic Feature rolling out
-// from Off to On, with cohort c.
+// from Disabled to Enabled, with cohort c.
 func rolling(c featuresv1alpha1.FeatureCohort) *featuresv1alpha1.FeatureTarget {
 	t := target("AlphaGate", dynamic, off, true)
 	t.Spec.Rollout = &featuresv1alpha1.FeatureTargetRollout{Scope: featuresv1alpha1.FeatureRolloutScopeNodes, DesiredState: on, Cohort: c}

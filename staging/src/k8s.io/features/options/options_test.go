@@ -95,7 +95,7 @@ func TestStart(t *testing.T) {
 	defer cancel()
 	gate := newTestGate(t)
 	gate.Enabled("BetaGate") // before any client exists
-	client := fake.NewClientset(centralFeature("my-system", featuresv1alpha1.FeatureDesiredStateOn))
+	client := fake.NewClientset(centralFeature("my-system", featuresv1alpha1.FeatureDesiredStateEnabled))
 	o := &Options{DesiredStateCacheFile: filepath.Join(t.TempDir(), "cache.json")}
 	if err := o.Start(ctx, gate, client, Component{Name: "my-operator", Namespace: "my-system", Identity: "pod-1"}); err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestFlowApplyCached(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cacheFile := filepath.Join(t.TempDir(), "cache.json")
-	client := fake.NewClientset(centralFeature("kube-system", featuresv1alpha1.FeatureDesiredStateOn))
+	client := fake.NewClientset(centralFeature("kube-system", featuresv1alpha1.FeatureDesiredStateEnabled))
 	// A previous run cached the desired state.
 	o := &Options{DesiredStateCacheFile: cacheFile}
 	if err := o.Start(ctx, newTestGate(t), client, Component{Name: "kubelet", Identity: "node-0"}); err != nil {

@@ -33,7 +33,7 @@ import (
 func feature() *featuresv1alpha1.Feature {
 	return &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "widgets", Namespace: "acme"},
-		Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff,
+		Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabling,
 			Tasks: []featuresv1alpha1.FeatureTask{{Name: "migrate-widgets", Owner: "acme-controller"}, {Name: "drain", Owner: "other"}}},
 	}
 }

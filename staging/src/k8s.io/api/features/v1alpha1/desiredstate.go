@@ -22,25 +22,25 @@ import (
 	"fmt"
 )
 
-// UnmarshalJSON reads "On" and "Off", and also the booleans true and false:
-// a YAML 1.1 parser, kubectl's among them, reads an unquoted On or Off as a
-// boolean, so `desiredState: On` in a manifest arrives as true. Anything
+// UnmarshalJSON reads "Enabled" and "Disabled", and also the booleans true and false:
+// a YAML 1.1 parser, kubectl's among them, reads an unquoted Enabled or Disabled as a
+// boolean, so `desiredState: Enabled` in a manifest arrives as true. Anything
 // else that is not a string is refused with a message that says how to
 // write it; validation refuses other strings.
 func (s *FeatureDesiredState) UnmarshalJSON(data []byte) error {
 	switch string(bytes.TrimSpace(data)) {
 	case "true":
-		*s = FeatureDesiredStateOn
+		*s = FeatureDesiredStateEnabled
 		return nil
 	case "false":
-		*s = FeatureDesiredStateOff
+		*s = FeatureDesiredStateDisabled
 		return nil
 	case "null":
 		return nil
 	}
 	var value string
 	if err := json.Unmarshal(data, &value); err != nil {
-		return fmt.Errorf(`desiredState must be "On" or "Off" (a boolean is read as On or Off), not %s`, data)
+		return fmt.Errorf(`desiredState must be "Enabled" or "Disabled" (a boolean is read as Enabled or Disabled), not %s`, data)
 	}
 	*s = FeatureDesiredState(value)
 	return nil

@@ -25,16 +25,16 @@ import (
 )
 
 // TestDesiredStateFromYAML: the manifests users write, read the way kubectl
-// reads them (YAML 1.1 to JSON, where an unquoted On or Off is a boolean).
+// reads them (YAML 1.1 to JSON, where an unquoted Enabled or Disabled is a boolean).
 func TestDesiredStateFromYAML(t *testing.T) {
 	for manifest, want := range map[string]FeatureDesiredState{
-		`desiredState: On`:    FeatureDesiredStateOn,
-		`desiredState: Off`:   FeatureDesiredStateOff,
-		`desiredState: "On"`:  FeatureDesiredStateOn,
-		`desiredState: 'Off'`: FeatureDesiredStateOff,
-		`desiredState: yes`:   FeatureDesiredStateOn,
-		`desiredState: false`: FeatureDesiredStateOff,
-		`gate: X`:             "",
+		`desiredState: Enabled`:    FeatureDesiredStateEnabled,
+		`desiredState: Disabled`:   FeatureDesiredStateDisabled,
+		`desiredState: "Enabled"`:  FeatureDesiredStateEnabled,
+		`desiredState: 'Disabled'`: FeatureDesiredStateDisabled,
+		`desiredState: yes`:        FeatureDesiredStateEnabled,
+		`desiredState: false`:      FeatureDesiredStateDisabled,
+		`gate: X`:                  "",
 	} {
 		data, err := yaml.YAMLToJSON([]byte("apiVersion: features.k8s.io/v1alpha1\nkind: Feature\nspec:\n  " + manifest + "\n"))
 		if err != nil {
@@ -51,12 +51,12 @@ func TestDesiredStateFromYAML(t *testing.T) {
 	}
 	var f Feature
 	err := json.Unmarshal([]byte(`{"spec":{"desiredState":1}}`), &f)
-	if err == nil || !strings.Contains(err.Error(), `desiredState must be "On" or "Off"`) {
+	if err == nil || !strings.Contains(err.Error(), `desiredState must be "Enabled" or "Disabled"`) {
 		t.Errorf("a number must be refused with a message that says how to write it, got %v", err)
 	}
 	// Writing keeps the string form.
-	out, err := json.Marshal(FeatureSpec{Gate: "X", DesiredState: FeatureDesiredStateOn})
-	if err != nil || !strings.Contains(string(out), `"desiredState":"On"`) {
+	out, err := json.Marshal(FeatureSpec{Gate: "X", DesiredState: FeatureDesiredStateEnabled})
+	if err != nil || !strings.Contains(string(out), `"desiredState":"Enabled"`) {
 		t.Errorf("marshalled %s, %v", out, err)
 	}
 }

@@ -17,7 +17,7 @@ limitations under the License.
 // Package v1alpha1 is the v1alpha1 version of the features.k8s.io API group:
 // the Feature object that records, for one feature gate, its desired and
 // observed state, the components that checked it and the tasks a transition
-// between On and Off still has to run (KEP-3920).
+// between Enabled and Disabled still has to run (KEP-3920).
 //
 // +k8s:deepcopy-gen=package
 // +k8s:protobuf-gen=package

@@ -28,7 +28,7 @@ import (
 // Feature records the lifecycle of one feature gate in a cluster: the state
 // the configuration asks for, the state the cluster has actually reached, which
 // components checked the gate and what they found, and the tasks that must
-// finish before a transition between On and Off is complete.
+// finish before a transition between Enabled and Disabled is complete.
 //
 // Kubernetes' own gates live in kube-system; third parties use their own
 // namespace. The object name is the gate name in lower-case kebab form
@@ -56,10 +56,10 @@ type Feature struct {
 type FeatureDesiredState string
 
 const (
-	// FeatureDesiredStateOn asks for the feature to be enabled.
-	FeatureDesiredStateOn FeatureDesiredState = "On"
-	// FeatureDesiredStateOff asks for the feature to be disabled.
-	FeatureDesiredStateOff FeatureDesiredState = "Off"
+	// FeatureDesiredStateEnabled asks for the feature to be enabled.
+	FeatureDesiredStateEnabled FeatureDesiredState = "Enabled"
+	// FeatureDesiredStateDisabled asks for the feature to be disabled.
+	FeatureDesiredStateDisabled FeatureDesiredState = "Disabled"
 )
 
 // FeatureManagement says where the desired state of a feature comes from,
@@ -90,7 +90,7 @@ type FeatureSpec struct {
 	// +required
 	Gate string `json:"gate" protobuf:"bytes,1,opt,name=gate"`
 
-	// desiredState is the state the feature should reach: On or Off. For
+	// desiredState is the state the feature should reach: Enabled or Disabled. For
 	// command-line features kube-apiserver keeps it equal to the value
 	// configured on all live kube-apiservers.
 	// +optional
@@ -262,8 +262,8 @@ type FeatureDeclaredTask struct {
 	// +optional
 	Description string `json:"description,omitempty" protobuf:"bytes,2,opt,name=description"`
 
-	// transition is the transition whose plan holds the task: TurningOn or
-	// TurningOff.
+	// transition is the transition whose plan holds the task: Enabling or
+	// Disabling.
 	// +required
 	Transition FeatureState `json:"transition" protobuf:"bytes,3,opt,name=transition,casttype=FeatureState"`
 
@@ -280,14 +280,14 @@ type FeatureDeclaredTask struct {
 type FeatureState string
 
 const (
-	// FeatureStateOn means the feature is enabled and no task is left.
-	FeatureStateOn FeatureState = "On"
-	// FeatureStateOff means the feature is disabled and no task is left.
-	FeatureStateOff FeatureState = "Off"
-	// FeatureStateTurningOn means the feature is being enabled; tasks remain.
-	FeatureStateTurningOn FeatureState = "TurningOn"
-	// FeatureStateTurningOff means the feature is being disabled; tasks remain.
-	FeatureStateTurningOff FeatureState = "TurningOff"
+	// FeatureStateEnabled means the feature is enabled and no task is left.
+	FeatureStateEnabled FeatureState = "Enabled"
+	// FeatureStateDisabled means the feature is disabled and no task is left.
+	FeatureStateDisabled FeatureState = "Disabled"
+	// FeatureStateEnabling means the feature is being enabled; tasks remain.
+	FeatureStateEnabling FeatureState = "Enabling"
+	// FeatureStateDisabling means the feature is being disabled; tasks remain.
+	FeatureStateDisabling FeatureState = "Disabling"
 )
 
 // FeaturePreRelease is the maturity of a feature gate.
@@ -321,11 +321,11 @@ const (
 	// upgrade removed the gate. Such a Feature is kept, and deleted once the
 	// apiservers are more minor versions past status.version than they retain.
 	FeatureConditionKnown = "Known"
-	// FeatureConditionStoredDataRemains is True when a Feature that was Off
+	// FeatureConditionStoredDataRemains is True when a Feature that was Disabled
 	// was found to still have stored objects that use what its gate guards
 	// (restored from a backup, written by an older kube-apiserver), which
-	// the message names: the Feature went back to TurningOff to run its
-	// tasks again. It turns False once the Feature is Off again. Absent
+	// the message names: the Feature went back to Disabling to run its
+	// tasks again. It turns False once the Feature is Disabled again. Absent
 	// while nothing was ever found.
 	FeatureConditionStoredDataRemains = "StoredDataRemains"
 	// FeatureConditionUpgradeSafe says whether this Feature allows raising
@@ -356,7 +356,7 @@ const (
 
 // FeatureStatus is the observed state of a Feature.
 type FeatureStatus struct {
-	// state is the observed state: On, Off, TurningOn or TurningOff.
+	// state is the observed state: Enabled, Disabled, Enabling or Disabling.
 	// +optional
 	State FeatureState `json:"state,omitempty" protobuf:"bytes,1,opt,name=state,casttype=FeatureState"`
 
@@ -783,7 +783,7 @@ type FeatureTargetSpec struct {
 	// +required
 	Management FeatureManagement `json:"management" protobuf:"bytes,2,opt,name=management,casttype=FeatureManagement"`
 
-	// desiredState is the value followers take, On or Off; while rollout
+	// desiredState is the value followers take, Enabled or Disabled; while rollout
 	// is set, only those outside its cohort.
 	// +required
 	DesiredState FeatureDesiredState `json:"desiredState" protobuf:"bytes,3,opt,name=desiredState,casttype=FeatureDesiredState"`

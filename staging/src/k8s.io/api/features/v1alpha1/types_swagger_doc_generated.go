@@ -28,7 +28,7 @@ package v1alpha1
 
 // AUTO-GENERATED FUNCTIONS START HERE. DO NOT EDIT.
 var map_Feature = map[string]string{
-	"":         "Feature records the lifecycle of one feature gate in a cluster: the state the configuration asks for, the state the cluster has actually reached, which components checked the gate and what they found, and the tasks that must finish before a transition between On and Off is complete.\n\nKubernetes' own gates live in kube-system; third parties use their own namespace. The object name is the gate name in lower-case kebab form (MaxUnavailableStatefulSet is max-unavailable-stateful-set).",
+	"":         "Feature records the lifecycle of one feature gate in a cluster: the state the configuration asks for, the state the cluster has actually reached, which components checked the gate and what they found, and the tasks that must finish before a transition between Enabled and Disabled is complete.\n\nKubernetes' own gates live in kube-system; third parties use their own namespace. The object name is the gate name in lower-case kebab form (MaxUnavailableStatefulSet is max-unavailable-stateful-set).",
 	"metadata": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
 	"spec":     "spec is the desired state of the feature.",
 	"status":   "status is the observed state of the feature. Only kube-apiserver and the components that report their uses of the gate write it.",
@@ -66,7 +66,7 @@ var map_FeatureDeclaredTask = map[string]string{
 	"":            "FeatureDeclaredTask is a task of a third party's transition that one of its components completes.",
 	"name":        "name identifies the task within the Feature: a DNS label, other than wait-for-uses.",
 	"description": "description says in a sentence what the task does.",
-	"transition":  "transition is the transition whose plan holds the task: TurningOn or TurningOff.",
+	"transition":  "transition is the transition whose plan holds the task: Enabling or Disabling.",
 	"owner":       "owner is the component that completes the task. A user authorized for the verb \"report\" on featurereports named owner in the Feature's namespace (the component's reporter) marks it done by setting status.tasks[].done, and may set its message and progress.",
 }
 
@@ -201,7 +201,7 @@ func (FeatureRolloutStep) SwaggerDoc() map[string]string {
 var map_FeatureSpec = map[string]string{
 	"":             "FeatureSpec is the desired state of a Feature.",
 	"gate":         "gate is the exact name of the feature gate, for example MaxUnavailableStatefulSet. Required and immutable.",
-	"desiredState": "desiredState is the state the feature should reach: On or Off. For command-line features kube-apiserver keeps it equal to the value configured on all live kube-apiservers.",
+	"desiredState": "desiredState is the state the feature should reach: Enabled or Disabled. For command-line features kube-apiserver keeps it equal to the value configured on all live kube-apiservers.",
 	"management":   "management says where desiredState comes from, and where components take the gate's value from: CommandLine (the default), Central or Dynamic. kube-apiserver sets it, for a Feature of kube-system, to the mode its flags opt the gate into (--feature-lifecycle-central-gates, --feature-lifecycle-dynamic-gates) once every live kube-apiserver agrees.",
 	"declaration":  "declaration declares a third party's gate: its stage, its default, the components that use it and the tasks its own components complete. kube-apiserver then leads the Feature through its transitions as it leads Kubernetes' own. Only a Feature outside kube-system has one (kube-apiserver knows Kubernetes' own gates), and its gate must not be one of Kubernetes' own.",
 	"rollout":      "rollout, when set, makes a change of desiredState reach the components in steps, a canary cohort first, instead of all at once: the cohort grows at each step while its health holds, and the rollout pauses and rolls the cohort back by itself when it does not. Only a Dynamic Feature whose gate can canary (the lifecycle registry says on which components) takes one. kube-apiserver publishes the cohort in status.rollout; components outside it keep the old value.",
@@ -213,7 +213,7 @@ func (FeatureSpec) SwaggerDoc() map[string]string {
 
 var map_FeatureStatus = map[string]string{
 	"":                    "FeatureStatus is the observed state of a Feature.",
-	"state":               "state is the observed state: On, Off, TurningOn or TurningOff.",
+	"state":               "state is the observed state: Enabled, Disabled, Enabling or Disabling.",
 	"default":             "default is the gate's default value at the emulation version in version.",
 	"preRelease":          "preRelease is the gate's maturity at the emulation version in version: Alpha, Beta, GA or Deprecated.",
 	"lockToDefault":       "lockToDefault is true when the gate cannot be set to anything but its default.",
@@ -266,7 +266,7 @@ var map_FeatureTargetSpec = map[string]string{
 	"":                    "FeatureTargetSpec is the value followers take, and who takes another during a rollout.",
 	"gate":                "gate is the Feature's spec.gate. Required and immutable.",
 	"management":          "management is the Feature's spec.management: Central or Dynamic. kube-apiserver follows only Dynamic targets.",
-	"desiredState":        "desiredState is the value followers take, On or Off; while rollout is set, only those outside its cohort.",
+	"desiredState":        "desiredState is the value followers take, Enabled or Disabled; while rollout is set, only those outside its cohort.",
 	"appliesWhileRunning": "appliesWhileRunning says that followers change the gate's value while they run; otherwise a follower whose value changes restarts.",
 	"rollout":             "rollout is set while the Feature rolls out in steps: the members of its cohort take its desiredState instead.",
 }

@@ -60,7 +60,7 @@ const (
 	Component = "sample-feature-controller"
 
 	// ForgetColorsTask is the task the Feature widget-colors declares for
-	// the operator in TurningOff: remove the color from every ConfigMap
+	// the operator in Disabling: remove the color from every ConfigMap
 	// the operator made for a Widget.
 	ForgetColorsTask = "forget-colors"
 

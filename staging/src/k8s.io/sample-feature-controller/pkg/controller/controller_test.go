@@ -173,7 +173,7 @@ func TestForgetColorsCompletesTheTask(t *testing.T) {
 	feature := &featuresv1alpha1.Feature{
 		ObjectMeta: metav1.ObjectMeta{Name: "widget-colors", Namespace: namespace},
 		Spec:       featuresv1alpha1.FeatureSpec{Gate: string(features.WidgetColors)},
-		Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateTurningOff,
+		Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabling,
 			Tasks: []featuresv1alpha1.FeatureTask{{Name: ForgetColorsTask, Owner: Component}}},
 	}
 	unrelated := colored("not-ours")

@@ -33,7 +33,7 @@ import (
 // Feature records the lifecycle of one feature gate in a cluster: the state
 // the configuration asks for, the state the cluster has actually reached, which
 // components checked the gate and what they found, and the tasks that must
-// finish before a transition between On and Off is complete.
+// finish before a transition between Enabled and Disabled is complete.
 //
 // Kubernetes' own gates live in kube-system; third parties use their own
 // namespace. The object name is the gate name in lower-case kebab form

@@ -33,8 +33,8 @@ type FeatureDeclaredTaskApplyConfiguration struct {
 	Name *string `json:"name,omitempty"`
 	// description says in a sentence what the task does.
 	Description *string `json:"description,omitempty"`
-	// transition is the transition whose plan holds the task: TurningOn or
-	// TurningOff.
+	// transition is the transition whose plan holds the task: Enabling or
+	// Disabling.
 	Transition *featuresv1alpha1.FeatureState `json:"transition,omitempty"`
 	// owner is the component that completes the task. A user authorized
 	// for the verb "report" on featurereports named owner in the Feature's

@@ -30,7 +30,7 @@ type FeatureSpecApplyConfiguration struct {
 	// gate is the exact name of the feature gate, for example
 	// MaxUnavailableStatefulSet. Required and immutable.
 	Gate *string `json:"gate,omitempty"`
-	// desiredState is the state the feature should reach: On or Off. For
+	// desiredState is the state the feature should reach: Enabled or Disabled. For
 	// command-line features kube-apiserver keeps it equal to the value
 	// configured on all live kube-apiservers.
 	DesiredState *featuresv1alpha1.FeatureDesiredState `json:"desiredState,omitempty"`

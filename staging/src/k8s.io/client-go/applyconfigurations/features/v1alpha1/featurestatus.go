@@ -29,7 +29,7 @@ import (
 //
 // FeatureStatus is the observed state of a Feature.
 type FeatureStatusApplyConfiguration struct {
-	// state is the observed state: On, Off, TurningOn or TurningOff.
+	// state is the observed state: Enabled, Disabled, Enabling or Disabling.
 	State *featuresv1alpha1.FeatureState `json:"state,omitempty"`
 	// default is the gate's default value at the emulation version in version.
 	Default *bool `json:"default,omitempty"`

@@ -33,7 +33,7 @@ type FeatureTargetSpecApplyConfiguration struct {
 	// management is the Feature's spec.management: Central or Dynamic.
 	// kube-apiserver follows only Dynamic targets.
 	Management *featuresv1alpha1.FeatureManagement `json:"management,omitempty"`
-	// desiredState is the value followers take, On or Off; while rollout
+	// desiredState is the value followers take, Enabled or Disabled; while rollout
 	// is set, only those outside its cohort.
 	DesiredState *featuresv1alpha1.FeatureDesiredState `json:"desiredState,omitempty"`
 	// appliesWhileRunning says that followers change the gate's value
