@@ -41,7 +41,7 @@
 #                          with another value to try an upgrade or a
 #                          downgrade (README.md, "Upgrades and downgrades")
 #   APISERVER_EXTRA_ARGS   extra kube-apiserver flags, split on spaces (e.g.
-#                          "--feature-lifecycle-liveness-window=15s")
+#                          "--feature-lifecycle-dynamic-gates=PodDeletionCost")
 #   KUBE_CONTROLLERS       --controllers of kube-controller-manager (default *)
 #   SKIP_BUILD             true: use the binaries already in _output/bin and
 #                          third_party/etcd (etcd is still built when missing)

@@ -7,9 +7,10 @@
 # build system and are supplied here: our kube-apiserver (hack/build.sh) on
 # PATH instead of `make WHAT=cmd/kube-apiserver`, and our etcd
 # (hack/install-etcd.sh) where upstream's script installs its own. The
-# documents are written whole: --feature-lifecycle-openapi-by-state=false
-# keeps the server flow from serving them by the Features' states (fields
-# of Features not yet Enabled hidden, the others marked with their state).
+# documents are written whole: a --feature-lifecycle-config-file with
+# openAPIByState: false keeps the server flow from serving them by the
+# Features' states (fields of Features not yet Enabled hidden, the others marked
+# with their state).
 #
 # The changes stay in the tree, uncommitted (see hack/update-codegen.sh for
 # what to do with them). Usage: hack/update-openapi-spec.sh [--check]
@@ -31,11 +32,17 @@ if [[ -n "$(git status --porcelain)" ]]; then
 fi
 featureflags::tree::link_etcd
 script="${TREE}/_output/update-openapi-spec.sh"
+config="${TREE}/_output/feature-lifecycle-openapi.yaml"
 mkdir -p "${TREE}/_output"
+cat >"${config}" <<EOF_CONFIG
+apiVersion: featurelifecycle.config.k8s.io/v1alpha1
+kind: FeatureLifecycleConfiguration
+openAPIByState: false
+EOF_CONFIG
 sed -e 's|^make -C "${KUBE_ROOT}" WHAT=cmd/kube-apiserver$|: kube-apiserver from PATH|' \
-  -e 's|^\(  --runtime-config="api/all=true" \\\)$|\1\n  --feature-lifecycle-openapi-by-state=false \\|' \
+  -e 's|^\(  --runtime-config="api/all=true" \\\)$|\1\n  --feature-lifecycle-config-file='"${config}"' \\|' \
   hack/update-openapi-spec.sh > "${script}"
-grep -q -- '--feature-lifecycle-openapi-by-state=false' "${script}" || { echo "upstream's hack/update-openapi-spec.sh changed: no --runtime-config line to add --feature-lifecycle-openapi-by-state=false to" >&2; exit 1; }
+grep -q -- "--feature-lifecycle-config-file=${config}" "${script}" || { echo "upstream's hack/update-openapi-spec.sh changed: no --runtime-config line to add --feature-lifecycle-config-file to" >&2; exit 1; }
 PATH="${BIN}:${PATH}" FORCE_HOST_GO=1 GOMODCACHE="$(go env GOMODCACHE)" KUBE_ROOT="${TREE}" bash "${script}" >/dev/null
 
 changes=$(git status --porcelain)

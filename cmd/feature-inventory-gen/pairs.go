@@ -30,7 +30,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // leafKind is what kind of value a relational probe sets in a field.
@@ -201,7 +201,7 @@ func assign(u map[string]interface{}, as []assignment) bool {
 		if m, ok := strings.CutSuffix(a.path, "[*]"); ok {
 			// The values of a map: every one of them.
 			placed := false
-			for _, v := range fieldpath.MustParse(m).Values(u) {
+			for _, v := range gatedfield.MustParse(m).Values(u) {
 				mv, ok := v.(map[string]interface{})
 				if !ok || len(mv) == 0 {
 					continue
@@ -220,7 +220,7 @@ func assign(u map[string]interface{}, as []assignment) bool {
 			}
 			continue
 		}
-		p := fieldpath.MustParse(a.path) // paths come from the type
+		p := gatedfield.MustParse(a.path) // paths come from the type
 		last := p[len(p)-1]
 		if last.Each > 0 {
 			if a.absent || p.Replace(u, a.value) == 0 {
@@ -462,7 +462,7 @@ func smallestHolding(cache unstructuredOf, samples []*sample, paths ...string) *
 			if p == "" {
 				continue
 			}
-			fp, err := fieldpath.Parse(p)
+			fp, err := gatedfield.Parse(p)
 			if err != nil || len(fp.Values(u)) == 0 {
 				ok = false
 				break

@@ -29,7 +29,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // preparedTrial is a sample whose object, prepared with every gate on,
@@ -206,7 +206,7 @@ func copiedIntoTemplates(inv *inventory, gs *gateSet, g featuregate.Feature, s *
 	if err != nil {
 		return nil, nil
 	}
-	specs := fieldpath.MustParse(from).Values(u)
+	specs := gatedfield.MustParse(from).Values(u)
 	if len(specs) != 1 {
 		return nil, nil
 	}
@@ -228,7 +228,7 @@ func copiedIntoTemplates(inv *inventory, gs *gateSet, g featuregate.Feature, s *
 		}
 		base := own[0]
 		tu, err := runtime.DefaultUnstructuredConverter.ToUnstructured(base.on)
-		if err != nil || fieldpath.MustParse(to).Replace(tu, runtime.DeepCopyJSONValue(specs[0])) == 0 {
+		if err != nil || gatedfield.MustParse(to).Replace(tu, runtime.DeepCopyJSONValue(specs[0])) == 0 {
 			continue
 		}
 		versioned := reflect.New(reflect.TypeOf(base.on).Elem()).Interface().(runtime.Object)

@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // maxTypeDepth bounds how deep valuePaths walks a type.
@@ -151,7 +151,7 @@ func findRefusedValues(inv *inventory, gs *gateSet, rec *recordingGate, samples 
 			return err
 		}
 		for _, p := range slices.Sorted(maps.Keys(paths)) {
-			fp, err := fieldpath.Parse(p)
+			fp, err := gatedfield.Parse(p)
 			if err != nil {
 				return err
 			}
@@ -269,7 +269,7 @@ func dropsValue(fp *footprint, gr schema.GroupResource, path, value string) bool
 
 // firstSetting returns the first of samples that sets p, or nil. objects
 // caches the samples' objects in their unstructured form.
-func firstSetting(samples []*sample, p fieldpath.Path, objects map[*sample]map[string]interface{}) (*sample, error) {
+func firstSetting(samples []*sample, p gatedfield.Path, objects map[*sample]map[string]interface{}) (*sample, error) {
 	for _, s := range samples {
 		u, ok := objects[s]
 		if !ok {

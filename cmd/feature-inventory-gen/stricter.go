@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // probes are the values tried in every free-form string field to find the
@@ -151,7 +151,7 @@ func findStricterValues(inv *inventory, gs *gateSet, rec *recordingGate, samples
 			return err
 		}
 		for _, p := range slices.Sorted(maps.Keys(paths)) {
-			fp, err := fieldpath.Parse(p)
+			fp, err := gatedfield.Parse(p)
 			if err != nil {
 				return err
 			}

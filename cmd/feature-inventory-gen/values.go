@@ -36,7 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // leafType returns the Go type of what the path (as DroppedPaths writes
@@ -318,7 +318,7 @@ func pathConstants(samples []*sample, gr schema.GroupResource, path string, cons
 // gate on) to value, runs PrepareForCreate with the current gates again
 // and reports whether every occurrence is still there with that value.
 func keepsValue(s *sample, path string, value string) (bool, error) {
-	p, err := fieldpath.Parse(path)
+	p, err := gatedfield.Parse(path)
 	if err != nil {
 		return false, err
 	}
@@ -347,7 +347,7 @@ func keepsValue(s *sample, path string, value string) (bool, error) {
 // withValue returns s.on with every occurrence of p set to value, as an
 // internal object, or nil when s.on sets p nowhere. A number field is set
 // to value read as a number.
-func withValue(s *sample, p fieldpath.Path, value string) (runtime.Object, error) {
+func withValue(s *sample, p gatedfield.Path, value string) (runtime.Object, error) {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.on)
 	if err != nil {
 		return nil, err
@@ -366,7 +366,7 @@ func withValue(s *sample, p fieldpath.Path, value string) (runtime.Object, error
 // withObject returns s.on, in its internal version, with the field p set
 // to v (a string, a number or a list, as JSON reads them) everywhere it
 // occurs, or nil when s does not set it.
-func withObject(s *sample, p fieldpath.Path, v interface{}) (runtime.Object, error) {
+func withObject(s *sample, p gatedfield.Path, v interface{}) (runtime.Object, error) {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.on)
 	if err != nil {
 		return nil, err
@@ -375,7 +375,7 @@ func withObject(s *sample, p fieldpath.Path, v interface{}) (runtime.Object, err
 }
 
 // withObjectFrom is withObject on u, s.on in its unstructured form.
-func withObjectFrom(s *sample, u map[string]interface{}, p fieldpath.Path, v interface{}) (runtime.Object, error) {
+func withObjectFrom(s *sample, u map[string]interface{}, p gatedfield.Path, v interface{}) (runtime.Object, error) {
 	if p.Replace(u, v) == 0 {
 		return nil, nil
 	}
@@ -392,7 +392,7 @@ func withObjectFrom(s *sample, u map[string]interface{}, p fieldpath.Path, v int
 
 // pathValues returns the values of p in an internal object of r, read in
 // r's version, as strings.
-func pathValues(r *resource, obj runtime.Object, p fieldpath.Path) ([]string, error) {
+func pathValues(r *resource, obj runtime.Object, p gatedfield.Path) ([]string, error) {
 	ext, err := external(r, obj)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
@@ -51,7 +51,7 @@ type generator struct {
 	// catalog is kube-apiserver's store catalog, built without one.
 	catalog  *storecatalog.Catalog
 	derived  map[featuregate.Feature]lifecycle.Lifecycle
-	prefixes map[schema.GroupResource]fieldpath.Path
+	prefixes map[schema.GroupResource]gatedfield.Path
 	// node is the name of the Node of the fixture being built.
 	node string
 	// defaults are the values of the changeable gates as the binary
@@ -189,13 +189,13 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 
 	// Leaf paths by resource; a pod spec path goes to every resource that
 	// holds a pod spec, as the derived tasks apply it.
-	paths := map[schema.GroupResource][]fieldpath.Path{}
-	var podSpec []fieldpath.Path
+	paths := map[schema.GroupResource][]gatedfield.Path{}
+	var podSpec []gatedfield.Path
 	for gr, ps := range g.inv.Gates[string(gate)].FieldPaths() {
 		for _, p := range leaves(ps) {
 			if prefix, ok := g.prefixes[gr]; ok {
 				if rel, ok := p.TrimPrefix(prefix); ok {
-					if !slices.ContainsFunc(podSpec, func(q fieldpath.Path) bool { return q.String() == rel.String() }) {
+					if !slices.ContainsFunc(podSpec, func(q gatedfield.Path) bool { return q.String() == rel.String() }) {
 						podSpec = append(podSpec, rel)
 					}
 					continue
@@ -204,7 +204,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 			paths[gr] = append(paths[gr], p)
 		}
 	}
-	slices.SortFunc(podSpec, func(a, b fieldpath.Path) int { return cmp.Compare(a.String(), b.String()) })
+	slices.SortFunc(podSpec, func(a, b gatedfield.Path) int { return cmp.Compare(a.String(), b.String()) })
 	if len(podSpec) > 0 {
 		for gr, prefix := range g.prefixes {
 			for _, rel := range podSpec {
@@ -218,7 +218,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	refused := g.refusedValues(gate)
 	for _, gr := range slices.SortedFunc(maps.Keys(refused), compareGR) {
 		for _, p := range slices.Sorted(maps.Keys(refused[gr])) {
-			paths[gr] = append(paths[gr], fieldpath.MustParse(p)) // checked by inventory.Parse
+			paths[gr] = append(paths[gr], gatedfield.MustParse(p)) // checked by inventory.Parse
 		}
 	}
 	// Fields validation refuses with the gate off in relation to other
@@ -229,7 +229,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	}
 	for _, gr := range slices.SortedFunc(maps.Keys(related), compareGR) {
 		for _, p := range slices.Sorted(maps.Keys(related[gr])) {
-			paths[gr] = append(paths[gr], fieldpath.MustParse(p)) // checked by inventory.Parse
+			paths[gr] = append(paths[gr], gatedfield.MustParse(p)) // checked by inventory.Parse
 		}
 	}
 	served := g.inv.ServedOnlyWith(string(gate))
@@ -258,13 +258,13 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 		} else {
 			// Each path alone, then all that passed together (adding them
 			// one by one if the whole does not pass).
-			var ok []fieldpath.Path
+			var ok []gatedfield.Path
 			var frags []map[string]interface{}
 			for _, p := range paths[gr] {
 				frag, err := g.valueFragment(gr, p, refused[gr][p.String()])
 				if err == nil {
 					candidate := merge(deepCopy(base), frag)
-					err = g.check(gate, gr, candidate, []fieldpath.Path{p}, ins, isServed)
+					err = g.check(gate, gr, candidate, []gatedfield.Path{p}, ins, isServed)
 				}
 				if err != nil {
 					f.left[gr.String()+": "+p.String()] = err.Error()
@@ -299,7 +299,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 						return nil, err
 					}
 				}
-				if err := g.check(gate, gr, candidate, []fieldpath.Path{ok[i]}, ins, isServed); err != nil {
+				if err := g.check(gate, gr, candidate, []gatedfield.Path{ok[i]}, ins, isServed); err != nil {
 					f.left[gr.String()+": "+ok[i].String()] = err.Error()
 					continue
 				}
@@ -390,7 +390,7 @@ func (g *generator) controls(gate featuregate.Feature, ns string) ([]control, er
 			meta := obj["metadata"].(map[string]interface{})
 			meta["name"] = fmt.Sprint(meta["name"]) + "-control"
 			meta["annotations"] = map[string]interface{}{lifecyclefixtures.ControlAnnotation: "true"}
-			c.err = g.checkControl(gate, gr, obj, fieldpath.MustParse(p))
+			c.err = g.checkControl(gate, gr, obj, gatedfield.MustParse(p))
 			c.object = object{resource: gr, obj: obj, paths: []string{p + " (written by kube-apiserver; a control object: no task is needed)"}}
 			out = append(out, c)
 		}
@@ -400,7 +400,7 @@ func (g *generator) controls(gate featuregate.Feature, ns string) ([]control, er
 
 // checkControl returns nil if obj, an object of gr, is accepted with gate
 // on, stored with p set and held by no task of the gate.
-func (g *generator) checkControl(gate featuregate.Feature, gr schema.GroupResource, obj map[string]interface{}, p fieldpath.Path) error {
+func (g *generator) checkControl(gate featuregate.Feature, gr schema.GroupResource, obj map[string]interface{}, p gatedfield.Path) error {
 	defer func() { _ = g.reset() }()
 	if err := g.setGate(gate, true); err != nil {
 		return err
@@ -453,7 +453,7 @@ func (g *generator) refusedValues(gate featuregate.Feature) map[schema.GroupReso
 	for gr, paths := range g.inv.Refused(string(gate)) {
 		for p, values := range paths {
 			if prefix, ok := g.prefixes[gr]; ok {
-				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok {
+				if r, ok := gatedfield.MustParse(p).TrimPrefix(prefix); ok {
 					rel[r.String()] = append(rel[r.String()], values...)
 					continue
 				}
@@ -463,7 +463,7 @@ func (g *generator) refusedValues(gate featuregate.Feature) map[schema.GroupReso
 	}
 	for gr, prefix := range g.prefixes {
 		for r, values := range rel {
-			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), values)
+			add(gr, prefix.Join(gatedfield.MustParse(r)).String(), values)
 		}
 	}
 	return out
@@ -474,7 +474,7 @@ func (g *generator) refusedValues(gate featuregate.Feature) map[schema.GroupReso
 // gate reading gr (any object of a resource served only with the gate
 // counts), and with gate off is refused or holds nothing an inspector looks
 // for.
-func (g *generator) check(gate featuregate.Feature, gr schema.GroupResource, obj map[string]interface{}, want []fieldpath.Path, ins map[string]tasks.Inspector, servedOnly bool) error {
+func (g *generator) check(gate featuregate.Feature, gr schema.GroupResource, obj map[string]interface{}, want []gatedfield.Path, ins map[string]tasks.Inspector, servedOnly bool) error {
 	defer func() { _ = g.reset() }()
 	if err := g.setGate(gate, true); err != nil {
 		return err
@@ -585,8 +585,8 @@ func apply(m map[string]bool) error {
 
 // leaves returns the paths no other of paths extends (as the derived tasks
 // use them).
-func leaves(paths []fieldpath.Path) []fieldpath.Path {
-	var out []fieldpath.Path
+func leaves(paths []gatedfield.Path) []gatedfield.Path {
+	var out []gatedfield.Path
 	for _, p := range paths {
 		parent := false
 		for _, q := range paths {
@@ -683,10 +683,10 @@ func sortedReasons(m map[string]string) []string {
 func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }
 
 // pathsOf parses paths the generator wrote itself.
-func pathsOf(ss []string) []fieldpath.Path {
-	out := make([]fieldpath.Path, len(ss))
+func pathsOf(ss []string) []gatedfield.Path {
+	out := make([]gatedfield.Path, len(ss))
 	for i, s := range ss {
-		out[i] = fieldpath.MustParse(s)
+		out[i] = gatedfield.MustParse(s)
 	}
 	return out
 }

@@ -33,7 +33,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
@@ -95,7 +95,7 @@ func (g *generator) refusedRewrites(f *fixture, lc lifecycle.Lifecycle) (map[sch
 		all := slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(o.paths), func(p string) bool {
 			// Written through the status subresource, whose strategy, not
 			// gr's, decides what it accepts: not tried here.
-			parsed, err := fieldpath.Parse(p)
+			parsed, err := gatedfield.Parse(p)
 			return err == nil && lifecycle.ClearedThroughStatus(g.catalog, gr, parsed)
 		})))
 		if len(all) == 0 {

@@ -32,7 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // The values of field paths. They are keyed by path, not by gate: a value
@@ -360,7 +360,7 @@ var embedded = map[schema.GroupResource]struct {
 }
 
 // fragment returns the fragment of an object of gr that sets p.
-func (g *generator) fragment(gr schema.GroupResource, p fieldpath.Path) (map[string]interface{}, error) {
+func (g *generator) fragment(gr schema.GroupResource, p gatedfield.Path) (map[string]interface{}, error) {
 	if prefix, ok := g.prefixes[gr]; ok {
 		if rel, ok := p.TrimPrefix(prefix); ok {
 			spec, err := podSpecFragment(rel.String())
@@ -376,7 +376,7 @@ func (g *generator) fragment(gr schema.GroupResource, p fieldpath.Path) (map[str
 	}
 	s, ok := objectValues[gr.String()+" "+p.String()]
 	if e, embeds := embedded[gr]; !ok && embeds {
-		if rel, under := p.TrimPrefix(fieldpath.Path{{Field: e.field}}); under {
+		if rel, under := p.TrimPrefix(gatedfield.Path{{Field: e.field}}); under {
 			if frag, err := g.fragment(e.from, rel); err == nil {
 				return map[string]interface{}{e.field: frag}, nil
 			}
@@ -411,7 +411,7 @@ func typed(old []interface{}, value string) interface{} {
 // to the first of values when there are any (a value validation refuses
 // with the gate off): the fragment of p, or else of the field holding it,
 // with p set to that value.
-func (g *generator) valueFragment(gr schema.GroupResource, p fieldpath.Path, values []string) (map[string]interface{}, error) {
+func (g *generator) valueFragment(gr schema.GroupResource, p gatedfield.Path, values []string) (map[string]interface{}, error) {
 	if len(values) == 0 {
 		return g.fragment(gr, p)
 	}

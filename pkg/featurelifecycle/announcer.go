@@ -106,6 +106,17 @@ var errNotAttempted = errors.New("not attempted")
 func (a *Announcer) AnnounceAll(ctx context.Context) error {
 	gates := a.Gates()
 	specs := a.Gate.GetAll()
+	// One list tells which Features exist and are described already: a
+	// restart of an apiserver whose Features all exist writes nothing (it
+	// was two requests per gate).
+	list, err := a.Client.FeaturesV1alpha1().Features(a.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	existing := make(map[string]*featuresv1alpha1.Feature, len(list.Items))
+	for i := range list.Items {
+		existing[list.Items[i].Name] = &list.Items[i]
+	}
 	// errs[i] is the error of gates[i]; a gate that ParallelizeUntil did not
 	// get to because ctx ended keeps errNotAttempted.
 	errs := make([]error, len(gates))
@@ -113,7 +124,7 @@ func (a *Announcer) AnnounceAll(ctx context.Context) error {
 		errs[i] = errNotAttempted
 	}
 	workqueue.ParallelizeUntil(ctx, max(a.Workers, 1), len(gates), func(i int) {
-		errs[i] = a.Announce(ctx, gates[i], specs[gates[i]])
+		errs[i] = a.announce(ctx, gates[i], specs[gates[i]], existing[featuresv1alpha1.FeatureName(string(gates[i]))])
 	})
 	var failed []error
 	for i, err := range errs {
@@ -136,23 +147,34 @@ func (a *Announcer) AnnounceAll(ctx context.Context) error {
 // state gets the configured value; a Feature that has a state and a version
 // is left to its leader (the lifecycle controller), which keeps it current.
 func (a *Announcer) Announce(ctx context.Context, gate featuregate.Feature, spec featuregate.FeatureSpec) error {
+	return a.announce(ctx, gate, spec, nil)
+}
+
+// announce is Announce, given the Feature as a list found it (nil: not
+// found, or not listed).
+func (a *Announcer) announce(ctx context.Context, gate featuregate.Feature, spec featuregate.FeatureSpec, listed *featuresv1alpha1.Feature) error {
 	features := a.Client.FeaturesV1alpha1().Features(a.Namespace)
 	name := featuresv1alpha1.FeatureName(string(gate))
+	if listed != nil && listed.Spec.Gate == string(gate) && listed.Status.State != "" && listed.Status.Version != "" {
+		return nil // announced: its leader keeps it current
+	}
 	enabled := a.Gate.Enabled(gate)
 	desired := featuresv1alpha1.FeatureDesiredStateDisabled
 	if enabled {
 		desired = featuresv1alpha1.FeatureDesiredStateEnabled
 	}
-	_, err := features.Create(ctx, &featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: featuresv1alpha1.FeatureSpec{
-			Gate:         string(gate),
-			DesiredState: desired,
-			Management:   featuresv1alpha1.FeatureManagementCommandLine,
-		},
-	}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
+	if listed == nil {
+		_, err := features.Create(ctx, &featuresv1alpha1.Feature{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: featuresv1alpha1.FeatureSpec{
+				Gate:         string(gate),
+				DesiredState: desired,
+				Management:   featuresv1alpha1.FeatureManagementCommandLine,
+			},
+		}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
 	}
 
 	version := VersionOf(a.Gate)

@@ -94,7 +94,8 @@ func TestAnnounceAllIsIdempotent(t *testing.T) {
 		t.Errorf("max-unavailable-stateful-set announced as %+v", s)
 	}
 
-	// A second pass writes nothing.
+	// A second pass (a restart) lists the Features and writes nothing: one
+	// request, not two per gate.
 	client.ClearActions()
 	if err := a.AnnounceAll(ctx); err != nil {
 		t.Fatal(err)
@@ -103,6 +104,9 @@ func TestAnnounceAllIsIdempotent(t *testing.T) {
 		if action.GetVerb() == "update" {
 			t.Errorf("second pass updated %v", action.(clienttesting.UpdateAction).GetObject().(*featuresv1alpha1.Feature).Name)
 		}
+	}
+	if n := len(client.Actions()); n != 1 || client.Actions()[0].GetVerb() != "list" {
+		t.Errorf("second pass made %d requests, want one list: %v", n, client.Actions())
 	}
 }
 

@@ -25,18 +25,13 @@ import (
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/version"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/component-base/featuregate"
 	metricstestutil "k8s.io/component-base/metrics/testutil"
-	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
@@ -48,183 +43,6 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
-
-// flakyTask fails its first failures steps, then counts to three steps
-// through its checkpoint.
-type flakyTask struct{ failures *int }
-
-func (flakyTask) Name() string        { return "count-to-three" }
-func (flakyTask) Description() string { return "Counts to three, one step at a time." }
-func (t flakyTask) Step(_ context.Context, _ tasks.Env, _ *featuresv1alpha1.Feature, s featuresv1alpha1.FeatureTask, _ time.Time) (tasks.Outcome, error) {
-	if *t.failures > 0 {
-		*t.failures--
-		return tasks.Outcome{}, fmt.Errorf("transient trouble")
-	}
-	n := len(s.Checkpoint) + 1
-	if n == 3 {
-		return tasks.Outcome{Done: true, Checkpoint: strings.Repeat("x", n), Message: "counted"}, nil
-	}
-	return tasks.Outcome{Checkpoint: strings.Repeat("x", n), Progress: fmt.Sprintf("%d/3", n)}, nil
-}
-
-// harness runs controllers of several apiservers over one fake client, with
-// one fake clock and a lifecycle registry of its own, so tests run in
-// parallel.
-type harness struct {
-	t           *testing.T
-	features    *featuresfake.Clientset
-	kube        *kubefake.Clientset
-	clock       *clocktesting.FakePassiveClock
-	lifecycles  map[featuregate.Feature]lifecycle.Lifecycle
-	controllers map[string]*Controller
-	// env is what the controllers lend tasks.
-	env tasks.Env
-	// reports, when not nil, are the FeatureReports the controllers see;
-	// when nil, they see reports that say what the stored uses say.
-	reports []*featuresv1alpha1.FeatureReport
-}
-
-// report returns a FeatureReport of TestGate=enabled by component's
-// process identity, renewed now for 40 s.
-func (h *harness) report(component, identity string, enabled bool) *featuresv1alpha1.FeatureReport {
-	renew := metav1.NewMicroTime(h.clock.Now())
-	seconds := int32(40)
-	return &featuresv1alpha1.FeatureReport{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: featuresv1alpha1.FeatureReportName(component, identity)},
-		Spec: featuresv1alpha1.FeatureReportSpec{Component: component, Identity: identity, RenewTime: &renew, LeaseDurationSeconds: &seconds,
-			Gates: []featuresv1alpha1.FeatureReportGate{{Name: "TestGate", Enabled: enabled}}},
-	}
-}
-
-// advance moves the clock; every controller's apiserver renews its lease.
-func (h *harness) advance(d time.Duration) {
-	h.clock.SetTime(h.clock.Now().Add(d))
-	for self, c := range h.controllers {
-		h.renew(c, self)
-	}
-}
-
-func (h *harness) renew(c *Controller, self string) {
-	renew := metav1.NewMicroTime(h.clock.Now())
-	lease := &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: self, Namespace: "kube-system", Labels: map[string]string{leader.IdentityLeaseComponentLabelKey: leader.KubeAPIServer}},
-		Spec:       coordinationv1.LeaseSpec{RenewTime: &renew},
-	}
-	if err := c.leaseInformer.GetIndexer().Update(lease); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-func newHarness(t *testing.T) *harness {
-	return &harness{t: t, kube: kubefake.NewClientset(), clock: clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
-		lifecycles: map[featuregate.Feature]lifecycle.Lifecycle{}, controllers: map[string]*Controller{}}
-}
-
-// testGateFeature returns the Feature test-gate of TestGate with desired
-// state desired, state state and uses uses.
-func testGateFeature(desired featuresv1alpha1.FeatureDesiredState, state featuresv1alpha1.FeatureState, uses ...featuresv1alpha1.FeatureUse) *featuresv1alpha1.Feature {
-	return &featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "kube-system", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: desired, Management: "CommandLine"},
-		Status:     featuresv1alpha1.FeatureStatus{State: state, Uses: uses},
-	}
-}
-
-// controller builds a controller for identity self whose caches hold the
-// fake client's Feature and a live identity lease of self.
-func (h *harness) controller(self string, configured bool) *Controller {
-	h.t.Helper()
-	gate := featuregate.NewVersionedFeatureGate(version.MustParse("1.36"))
-	if err := gate.AddVersioned(map[featuregate.Feature]featuregate.VersionedSpecs{
-		"TestGate": {
-			{Version: version.MustParse("1.35"), Default: false, PreRelease: featuregate.Alpha},
-			{Version: version.MustParse("1.36"), Default: true, PreRelease: featuregate.Beta},
-		},
-	}); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := gate.SetFromMap(map[string]bool{"TestGate": configured}); err != nil {
-		h.t.Fatal(err)
-	}
-	opts := DefaultControllerOptions()
-	opts.WaitForUsesPeriod = time.Minute
-	opts.Clock = h.clock
-	opts.Lifecycles = h.lifecycles
-	c, err := NewController(self, gate, h.features, h.kube, h.env, opts)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.renew(c, self)
-	h.controllers[self] = c
-	return c
-}
-
-// shutDownGracefully deletes the identity lease of apiserver from c's cache
-// and tells c, as kube-apiserver's graceful shutdown does.
-func (h *harness) shutDownGracefully(c *Controller, apiserver string) {
-	h.t.Helper()
-	lease, exists, err := c.leaseInformer.GetIndexer().GetByKey("kube-system/" + apiserver)
-	if err != nil || !exists {
-		h.t.Fatalf("no lease of %s: %v", apiserver, err)
-	}
-	if err := c.leaseInformer.GetIndexer().Delete(lease); err != nil {
-		h.t.Fatal(err)
-	}
-	c.leaseDeleted(lease)
-}
-
-// sync copies the stored Feature into c's cache and runs one pass.
-func (h *harness) sync(c *Controller) (*featuresv1alpha1.Feature, time.Duration) {
-	h.t.Helper()
-	ctx := context.Background()
-	f, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(ctx, "test-gate", metav1.GetOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := c.informers.Features().V1alpha1().Features().Informer().GetIndexer().Update(f); err != nil {
-		h.t.Fatal(err)
-	}
-	// The departures recorded through the shared client, as c's informer
-	// would have them.
-	tombstones, err := h.kube.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: departedSelector.String()})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	var objs []any
-	for i := range tombstones.Items {
-		objs = append(objs, &tombstones.Items[i])
-	}
-	if err := c.tombstoneInformer.GetIndexer().Replace(objs, ""); err != nil {
-		h.t.Fatal(err)
-	}
-	h.reportUses(c, f)
-	requeue, err := c.sync(ctx, "kube-system/test-gate")
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	f, _ = h.features.FeaturesV1alpha1().Features("kube-system").Get(ctx, "test-gate", metav1.GetOptions{})
-	return f, requeue
-}
-
-// reportUses makes c's index of FeatureReports say what f's uses say, as
-// if every reporter listed there had reported that value now: tests
-// change what components report by changing the stored uses.
-func (h *harness) reportUses(c *Controller, f *featuresv1alpha1.Feature) {
-	c.reports = reports.NewIndex()
-	if h.reports != nil {
-		for _, r := range h.reports {
-			c.reports.Set(reports.NewReport(r))
-		}
-		return
-	}
-	for _, u := range f.Status.Uses {
-		for _, id := range u.Reporters {
-			r := h.report(u.Component, id, u.Enabled)
-			r.Spec.Gates[0].Name = f.Spec.Gate
-			c.reports.Set(reports.NewReport(r))
-		}
-	}
-}
 
 // TestControllerTurnsOffWithTasks walks a Feature from Enabled to Disabled: desired
 // state follows the apiserver's configuration, WaitForUses waits while a
@@ -402,7 +220,7 @@ func TestControllerRecordsTransitionsOnceStored(t *testing.T) {
 		featuresv1alpha1.FeatureUse{Component: "kube-apiserver", Enabled: false, Reporters: []string{"apiserver-a"}}))
 	a := h.controller("apiserver-a", false)
 	recorder := record.NewFakeRecorder(10)
-	a.recorder = recorder
+	useRecorder(a, recorder)
 	transitions := transitionsTotal.WithLabelValues("test-gate", "Enabled", "Disabling")
 	before, err := metricstestutil.GetCounterMetricValue(transitions)
 	if err != nil {
@@ -468,7 +286,7 @@ func TestControllerWaitsBeforeMarkingNewFeaturesUnknown(t *testing.T) {
 			t.Fatalf("a Feature created a second ago was written: %v", action)
 		}
 	}
-	if want := DefaultControllerOptions().LivenessWindow - time.Second; requeue != want {
+	if want := DefaultConfig().LivenessWindow - time.Second; requeue != want {
 		t.Fatalf("requeue %v, want the rest of the liveness window %v", requeue, want)
 	}
 	h.advance(requeue)
@@ -528,8 +346,8 @@ func TestControllerCountsGracefullyStoppedAPIServers(t *testing.T) {
 		t.Fatalf("after the forget window the remaining apiservers decide: %+v", f.Spec)
 	}
 	// The expired departure is forgotten in the API too.
-	a.forgetDepartures(context.Background())
-	if l, err := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); err != nil || len(l.Items) != 0 {
+	a.departures.forget(context.Background())
+	if l, err := h.features.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); err != nil || len(l.Items) != 0 {
 		t.Fatalf("expired tombstones must be deleted: %v %v", l, err)
 	}
 }
@@ -553,7 +371,7 @@ func TestControllerKeepsDeparturesAcrossLeaderChanges(t *testing.T) {
 	}
 	// Seeing the same departure again (another apiserver's event) does not
 	// move its time.
-	if err := restarted.recordDeparture(context.Background(), "apiserver-b"); err != nil {
+	if err := restarted.departures.record(context.Background(), "apiserver-b"); err != nil {
 		t.Fatal(err)
 	}
 	h.advance(5 * time.Minute)
@@ -567,19 +385,19 @@ func TestControllerKeepsDeparturesAcrossLeaderChanges(t *testing.T) {
 func TestControllerForgetsDeparturesOfReturningAPIServers(t *testing.T) {
 	t.Parallel()
 	h, a := disagreeingAPIServers(t)
-	if err := a.recordDeparture(context.Background(), "apiserver-b"); err != nil {
+	if err := a.departures.record(context.Background(), "apiserver-b"); err != nil {
 		t.Fatal(err)
 	}
 	h.sync(a)
-	a.forgetDepartures(context.Background())
-	if l, _ := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 1 {
+	a.departures.forget(context.Background())
+	if l, _ := h.features.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 1 {
 		t.Fatalf("a fresh departure must be kept: %v", l.Items)
 	}
 	h.advance(time.Second)
 	h.renew(a, "apiserver-b") // apiserver-b renews its lease: it is back
 	h.sync(a)
-	a.forgetDepartures(context.Background())
-	if l, _ := h.kube.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 0 {
+	a.departures.forget(context.Background())
+	if l, _ := h.features.CoordinationV1().Leases("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: departedSelector.String()}); len(l.Items) != 0 {
 		t.Fatalf("the tombstone of an apiserver that came back must go: %v", l.Items)
 	}
 }
@@ -670,8 +488,8 @@ func TestControllerRetiresRenamedFeatures(t *testing.T) {
 	if err := indexer.Add(old); err != nil {
 		t.Fatal(err)
 	}
-	if requeue, err := a.sync(context.Background(), "kube-system/"+old.Name); err != nil || requeue != a.opts.Resync {
-		t.Fatalf("before the current Feature exists: requeue %v, %v; want to look again after %v", requeue, err, a.opts.Resync)
+	if requeue, err := a.sync(context.Background(), "kube-system/"+old.Name); err != nil || requeue != a.cfg.Resync {
+		t.Fatalf("before the current Feature exists: requeue %v, %v; want to look again after %v", requeue, err, a.cfg.Resync)
 	}
 	if _, err := h.features.FeaturesV1alpha1().Features("kube-system").Get(context.Background(), old.Name, metav1.GetOptions{}); err != nil {
 		t.Fatalf("the old Feature must be kept until the current one exists: %v", err)
@@ -702,12 +520,12 @@ func TestControllerDeletesExpiredReports(t *testing.T) {
 	h.features = featuresfake.NewClientset(old, recent, live)
 	a := h.controller("apiserver-a", true)
 	for _, r := range []*featuresv1alpha1.FeatureReport{old, recent, live} {
-		if err := a.reportInformer.GetIndexer().Add(r); err != nil {
+		if err := a.informers.Features().V1alpha1().FeatureReports().Informer().GetIndexer().Add(r); err != nil {
 			t.Fatal(err)
 		}
-		a.reports.Set(reports.NewReport(r))
+		a.uses.reports.Set(reports.NewReport(r))
 	}
-	a.deleteExpiredReports(context.Background())
+	a.tick(context.Background())
 	list, err := h.features.FeaturesV1alpha1().FeatureReports("kube-system").List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -778,225 +596,6 @@ func TestControllerHoldsSampleChanges(t *testing.T) {
 
 // TestControllerAggregatesUsesOutsideKubeSystem: a third party's Feature in
 // its own namespace gets the uses its reporters' reports make, and nothing
-// else: no transition, no state.
-func TestControllerAggregatesUsesOutsideKubeSystem(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	third := &featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "acme-gate", Namespace: "acme", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "AcmeGate", DesiredState: "Disabled", Management: "CommandLine"},
-	}
-	h.features = featuresfake.NewClientset(third)
-	a := h.controller("apiserver-a", true)
-	if err := a.informers.Features().V1alpha1().Features().Informer().GetIndexer().Add(third); err != nil {
-		t.Fatal(err)
-	}
-	r := h.report("acme-controller", "pod-1", true)
-	r.Namespace, r.Spec.Gates[0].Name = "acme", "AcmeGate"
-	a.reports.Set(reports.NewReport(r))
-	if _, err := a.sync(context.Background(), "acme/acme-gate"); err != nil {
-		t.Fatal(err)
-	}
-	f, err := h.features.FeaturesV1alpha1().Features("acme").Get(context.Background(), "acme-gate", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Status.Uses) != 1 || f.Status.Uses[0].Component != "acme-controller" || !f.Status.Uses[0].Enabled ||
-		!slices.Equal(f.Status.Uses[0].Reporters, []string{"pod-1"}) || f.Status.State != "" || len(f.Status.Conditions) != 0 {
-		t.Fatalf("a third party's Feature gets its uses and nothing else: %+v", f.Status)
-	}
-}
-
-// TestControllerLeadsDynamicFeaturesOutsideKubeSystem: a third party's
-// Dynamic Feature goes through its transitions by its spec's desired
-// state, waiting for its namespace's reporters only, with no task of the
-// lifecycle registry even when its gate has the name of one of Kubernetes'
-// own, and no ConfigurationAgreed condition (no apiserver configures it).
-func TestControllerLeadsDynamicFeaturesOutsideKubeSystem(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	// Named as a kube-system gate with tasks would be: none of them apply.
-	third := &featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-gate", Namespace: "acme", Generation: 1},
-		Spec:       featuresv1alpha1.FeatureSpec{Gate: "TestGate", DesiredState: "Enabled", Management: "Dynamic"},
-	}
-	h.features = featuresfake.NewClientset(third)
-	steps := 0
-	h.lifecycles["TestGate"] = lifecycle.Lifecycle{OnDisable: []tasks.Task{countingTask{steps: &steps}}}
-	a := h.controller("apiserver-a", true)
-	indexer := a.informers.Features().V1alpha1().Features().Informer().GetIndexer()
-	if err := indexer.Add(third); err != nil {
-		t.Fatal(err)
-	}
-	report := func(enabled bool) {
-		r := h.report("acme-controller", "pod-1", enabled)
-		r.Namespace = "acme"
-		a.reports.Set(reports.NewReport(r))
-	}
-	sync := func() *featuresv1alpha1.Feature {
-		t.Helper()
-		if _, err := a.sync(context.Background(), "acme/test-gate"); err != nil {
-			t.Fatal(err)
-		}
-		f, err := h.features.FeaturesV1alpha1().Features("acme").Get(context.Background(), "test-gate", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := indexer.Update(f); err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
-	report(true)
-	f := sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateEnabled || len(f.Status.Tasks) != 0 {
-		t.Fatalf("a new Dynamic Feature desired Enabled: %s %+v", f.Status.State, f.Status.Tasks)
-	}
-	if meta.FindStatusCondition(f.Status.Conditions, featuresv1alpha1.FeatureConditionConfigurationAgreed) != nil {
-		t.Errorf("a third party's Feature has ConfigurationAgreed: %+v", f.Status.Conditions)
-	}
-	if !meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged) {
-		t.Errorf("Enabled as desired, not Converged: %+v", f.Status.Conditions)
-	}
-
-	// Asked Disabled: Disabling, waiting for the reporter only.
-	f.Spec.DesiredState, f.Generation = "Disabled", 2
-	if _, err := h.features.FeaturesV1alpha1().Features("acme").Update(context.Background(), f, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := indexer.Update(f); err != nil {
-		t.Fatal(err)
-	}
-	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != tasks.WaitForUsesName {
-		t.Fatalf("asked Disabled: %s %+v, want Disabling with %s only", f.Status.State, f.Status.Tasks, tasks.WaitForUsesName)
-	}
-	if !strings.Contains(f.Status.Tasks[0].Message, "acme-controller (pod-1)") {
-		t.Errorf("the wait does not name the reporter: %q", f.Status.Tasks[0].Message)
-	}
-	report(false)
-	h.advance(tasks.WaitForUsesSettle + time.Second)
-	f = sync()
-	h.advance(tasks.WaitForUsesSettle + time.Second)
-	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateDisabled || len(f.Status.Tasks) != 0 || f.Status.ObservedGeneration != 2 {
-		t.Fatalf("once the reporter is off: %s %+v (observed generation %d)", f.Status.State, f.Status.Tasks, f.Status.ObservedGeneration)
-	}
-	if steps != 0 {
-		t.Errorf("kube-system's TestGate task ran %d steps for a third party's gate of the same name", steps)
-	}
-	if n, err := metricstestutil.GetCounterMetricValue(transitionsTotal.WithLabelValues(ThirdPartyMetricFeature, "Disabling", "Disabled")); err != nil || n < 1 {
-		t.Errorf("the transition to Disabled is not counted under %s: %v %v", ThirdPartyMetricFeature, n, err)
-	}
-}
-
-// TestControllerLeadsDeclaredFeatures: a third party's declared Feature
-// starts at its declared default with its declared stage in status; only
-// the declared components' reports hold a transition; the declared task of
-// the transition waits for its owner, keeps what the owner writes, and is
-// done when the owner marks it done.
-func TestControllerLeadsDeclaredFeatures(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	declared := &featuresv1alpha1.Feature{
-		ObjectMeta: metav1.ObjectMeta{Name: "widgets", Namespace: "acme", Generation: 1},
-		Spec: featuresv1alpha1.FeatureSpec{Gate: "Widgets", Management: "Dynamic", Declaration: &featuresv1alpha1.FeatureDeclaration{
-			PreRelease: featuresv1alpha1.FeaturePreReleaseBeta, Default: true, Components: []string{"acme-controller"},
-			Tasks: []featuresv1alpha1.FeatureDeclaredTask{
-				{Name: "migrate-widgets", Description: "Move widgets to the old format.", Transition: "Disabling", Owner: "acme-controller"},
-				{Name: "warm-cache", Transition: "Enabling", Owner: "acme-controller"},
-			},
-		}},
-	}
-	h.features = featuresfake.NewClientset(declared)
-	a := h.controller("apiserver-a", true)
-	indexer := a.informers.Features().V1alpha1().Features().Informer().GetIndexer()
-	if err := indexer.Add(declared); err != nil {
-		t.Fatal(err)
-	}
-	report := func(component string, enabled bool) {
-		r := h.report(component, "pod-1", enabled)
-		r.Namespace = "acme"
-		a.reports.Set(reports.NewReport(r))
-	}
-	sync := func() *featuresv1alpha1.Feature {
-		t.Helper()
-		if _, err := a.sync(context.Background(), "acme/widgets"); err != nil {
-			t.Fatal(err)
-		}
-		f, err := h.features.FeaturesV1alpha1().Features("acme").Get(context.Background(), "widgets", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := indexer.Update(f); err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
-	update := func(f *featuresv1alpha1.Feature) {
-		t.Helper()
-		if _, err := h.features.FeaturesV1alpha1().Features("acme").Update(context.Background(), f, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := indexer.Update(f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	report("acme-controller", true)
-	report("acme-dashboard", true) // not a declared component
-	f := sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateEnabled || f.Status.PreRelease != featuresv1alpha1.FeaturePreReleaseBeta ||
-		f.Status.Default == nil || !*f.Status.Default {
-		t.Fatalf("a declared Feature with default true: %s, preRelease %q, default %v; want Enabled, Beta, true", f.Status.State, f.Status.PreRelease, f.Status.Default)
-	}
-
-	// Asked Disabled: wait-for-uses, then the owner's task.
-	f.Spec.DesiredState, f.Generation = "Disabled", 2
-	update(f)
-	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || len(f.Status.Tasks) != 2 ||
-		f.Status.Tasks[1].Name != "migrate-widgets" || f.Status.Tasks[1].Owner != "acme-controller" {
-		t.Fatalf("asked Disabled: %s %+v, want Disabling with %s and migrate-widgets owned by acme-controller", f.Status.State, f.Status.Tasks, tasks.WaitForUsesName)
-	}
-	report("acme-controller", false) // acme-dashboard stays on: not declared, it does not hold the transition
-	h.advance(tasks.WaitForUsesSettle + time.Second)
-	f = sync()
-	h.advance(tasks.WaitForUsesSettle + time.Second)
-	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateDisabling || len(f.Status.Tasks) != 1 || f.Status.Tasks[0].Name != "migrate-widgets" {
-		t.Fatalf("once the declared component is off: %s %+v, want the owner's task left", f.Status.State, f.Status.Tasks)
-	}
-	if !strings.Contains(f.Status.Tasks[0].Message, "waiting for component acme-controller") {
-		t.Errorf("the owner's task does not say what it waits for: %q", f.Status.Tasks[0].Message)
-	}
-	// The owner reports progress: the leader keeps it.
-	f.Status.Tasks[0].Progress, f.Status.Tasks[0].Message = "3/10 widgets", "migrating"
-	if _, err := h.features.FeaturesV1alpha1().Features("acme").UpdateStatus(context.Background(), f, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	f = sync()
-	if got := f.Status.Tasks[0]; got.Progress != "3/10 widgets" || got.Message != "migrating" {
-		t.Errorf("the leader overwrote the owner's progress: %+v", got)
-	}
-	f.Status.Tasks[0].Done = true
-	if _, err := h.features.FeaturesV1alpha1().Features("acme").UpdateStatus(context.Background(), f, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateDisabled || len(f.Status.Tasks) != 0 {
-		t.Fatalf("once the owner marked its task done: %s %+v, want Disabled", f.Status.State, f.Status.Tasks)
-	}
-
-	// Back to the default (desiredState unset): Enabling with its own task.
-	f.Spec.DesiredState, f.Generation = "", 3
-	update(f)
-	f = sync()
-	if f.Status.State != featuresv1alpha1.FeatureStateEnabling || len(f.Status.Tasks) != 2 || f.Status.Tasks[1].Name != "warm-cache" {
-		t.Fatalf("back to the default Enabled: %s %+v, want Enabling with warm-cache", f.Status.State, f.Status.Tasks)
-	}
-}
-
-// apiserverReport returns kube-apiserver id's report of TestGate=enabled,
 // opted into mode ("" for CommandLine).
 func (h *harness) apiserverReport(id string, enabled bool, mode featuresv1alpha1.FeatureManagement) *featuresv1alpha1.FeatureReport {
 	r := h.report("kube-apiserver", id, enabled)
@@ -1037,7 +636,7 @@ func TestControllerManagementFollowsTheAPIServers(t *testing.T) {
 	// A client turns it off: the apiservers' values do not vote, the
 	// Feature goes Disabling, and an event names who did it.
 	recorder := record.NewFakeRecorder(10)
-	c.recorder = recorder
+	useRecorder(c, recorder)
 	f.Spec.DesiredState = "Disabled"
 	f.Generation++
 	f.Annotations = map[string]string{featuresv1alpha1.DesiredStateSetByAnnotation: fmt.Sprintf("alice (generation %d)", f.Generation)}

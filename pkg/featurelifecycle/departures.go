@@ -25,8 +25,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
@@ -56,9 +59,40 @@ const (
 
 var departedSelector = labels.SelectorFromSet(labels.Set{DepartedLeaseLabel: "true"})
 
+// departures records the departures of kube-apiservers as tombstones,
+// reads them back and forgets them once they expire.
+type departures struct {
+	// leases lists the leases of kube-system: the identity leases and the
+	// tombstones.
+	leases coordinationlisters.LeaseLister
+	client coordinationclient.LeasesGetter
+	clock  clock.PassiveClock
+	// forgetWindow is Config.ForgetWindow.
+	forgetWindow time.Duration
+}
+
+// isTombstone says whether obj is the tombstone of a departed apiserver.
+func isTombstone(obj any) bool {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	lease, ok := obj.(*coordinationv1.Lease)
+	return ok && lease.Namespace == leader.IdentityLeaseNamespace && departedSelector.Matches(labels.Set(lease.Labels))
+}
+
+// isIdentityLease says whether obj is the identity lease of a
+// kube-apiserver.
+func isIdentityLease(obj any) bool {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	lease, ok := obj.(*coordinationv1.Lease)
+	return ok && lease.Namespace == leader.IdentityLeaseNamespace && identityLeaseSelector.Matches(labels.Set(lease.Labels))
+}
+
 // leaseDeleted records the departure of the apiserver whose identity lease
 // was deleted.
-func (c *Controller) leaseDeleted(obj any) {
+func (d *departures) leaseDeleted(obj any) {
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
 	}
@@ -68,15 +102,15 @@ func (c *Controller) leaseDeleted(obj any) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := c.recordDeparture(ctx, lease.Name); err != nil {
+	if err := d.record(ctx, lease.Name); err != nil {
 		klog.ErrorS(err, "Recording the departure of a kube-apiserver failed; the other apiservers record it too", "apiserver", lease.Name)
 	}
 }
 
-// recordDeparture creates the tombstone of apiserver, departed now, unless
-// one exists.
-func (c *Controller) recordDeparture(ctx context.Context, apiserver string) error {
-	now := metav1.NewMicroTime(c.clock.Now())
+// record creates the tombstone of apiserver, departed now, unless one
+// exists.
+func (d *departures) record(ctx context.Context, apiserver string) error {
+	now := metav1.NewMicroTime(d.clock.Now())
 	tombstone := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      DepartedLeasePrefix + apiserver,
@@ -85,28 +119,28 @@ func (c *Controller) recordDeparture(ctx context.Context, apiserver string) erro
 		},
 		Spec: coordinationv1.LeaseSpec{
 			HolderIdentity:       ptr.To(apiserver),
-			LeaseDurationSeconds: ptr.To(int32(c.opts.ForgetWindow / time.Second)),
+			LeaseDurationSeconds: ptr.To(int32(d.forgetWindow / time.Second)),
 			AcquireTime:          &now,
 			RenewTime:            &now,
 		},
 	}
-	_, err := c.kube.CoordinationV1().Leases(leader.IdentityLeaseNamespace).Create(ctx, tombstone, metav1.CreateOptions{FieldManager: "kube-apiserver"})
+	_, err := d.client.Leases(leader.IdentityLeaseNamespace).Create(ctx, tombstone, metav1.CreateOptions{FieldManager: "kube-apiserver"})
 	if apierrors.IsAlreadyExists(err) {
 		return nil // another controller saw the same departure
 	}
 	return err
 }
 
-// departedVoters returns the apiservers that departed within the forget
-// window, by their tombstones.
-func (c *Controller) departedVoters(now time.Time) (sets.Set[string], error) {
-	tombstones, err := c.tombstones.Leases(leader.IdentityLeaseNamespace).List(departedSelector)
+// voters returns the apiservers that departed within the forget window,
+// by their tombstones.
+func (d *departures) voters(now time.Time) (sets.Set[string], error) {
+	tombstones, err := d.leases.Leases(leader.IdentityLeaseNamespace).List(departedSelector)
 	if err != nil {
 		return nil, err
 	}
 	voters := sets.New[string]()
 	for _, t := range tombstones {
-		if t.Spec.HolderIdentity == nil || t.Spec.RenewTime == nil || now.Sub(t.Spec.RenewTime.Time) > c.opts.ForgetWindow {
+		if t.Spec.HolderIdentity == nil || t.Spec.RenewTime == nil || now.Sub(t.Spec.RenewTime.Time) > d.forgetWindow {
 			continue
 		}
 		voters.Insert(*t.Spec.HolderIdentity)
@@ -114,19 +148,19 @@ func (c *Controller) departedVoters(now time.Time) (sets.Set[string], error) {
 	return voters, nil
 }
 
-// forgetDepartures deletes the tombstones older than the forget window and
-// those of apiservers that came back, each only as it was read.
-func (c *Controller) forgetDepartures(ctx context.Context) {
-	tombstones, err := c.tombstones.Leases(leader.IdentityLeaseNamespace).List(departedSelector)
+// forget deletes the tombstones older than the forget window and those of
+// apiservers that came back, each only as it was read.
+func (d *departures) forget(ctx context.Context) {
+	tombstones, err := d.leases.Leases(leader.IdentityLeaseNamespace).List(departedSelector)
 	if err != nil {
 		return
 	}
-	now := c.clock.Now()
+	now := d.clock.Now()
 	for _, t := range tombstones {
-		if t.Spec.RenewTime != nil && now.Sub(t.Spec.RenewTime.Time) <= c.opts.ForgetWindow && !c.cameBack(t) {
+		if t.Spec.RenewTime != nil && now.Sub(t.Spec.RenewTime.Time) <= d.forgetWindow && !d.cameBack(t) {
 			continue
 		}
-		err := c.kube.CoordinationV1().Leases(t.Namespace).Delete(ctx, t.Name, metav1.DeleteOptions{
+		err := d.client.Leases(t.Namespace).Delete(ctx, t.Name, metav1.DeleteOptions{
 			Preconditions: &metav1.Preconditions{UID: &t.UID, ResourceVersion: &t.ResourceVersion}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			klog.FromContext(ctx).V(2).Info("Could not delete an expired departure", "lease", t.Name, "err", err)
@@ -136,10 +170,10 @@ func (c *Controller) forgetDepartures(ctx context.Context) {
 
 // cameBack says whether the apiserver of a tombstone renewed its identity
 // lease after it departed.
-func (c *Controller) cameBack(t *coordinationv1.Lease) bool {
+func (d *departures) cameBack(t *coordinationv1.Lease) bool {
 	if t.Spec.HolderIdentity == nil || t.Spec.RenewTime == nil {
 		return false
 	}
-	lease, err := c.leases.Leases(leader.IdentityLeaseNamespace).Get(*t.Spec.HolderIdentity)
+	lease, err := d.leases.Leases(leader.IdentityLeaseNamespace).Get(*t.Spec.HolderIdentity)
 	return err == nil && lease.Spec.RenewTime != nil && lease.Spec.RenewTime.After(t.Spec.RenewTime.Time)
 }

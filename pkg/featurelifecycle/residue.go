@@ -34,6 +34,7 @@ import (
 	"k8s.io/klog/v2"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
@@ -83,13 +84,23 @@ func (f residueFinding) message(gr string) string {
 // if opted in) of an Disabled Feature this apiserver leads looks at, once per
 // resource however many Features look at it, a page at a time; an object
 // one of them holds is a finding for its Feature, which the next sync turns
-// into Disabling (see Controller.reenterOnResidue). Read-only; nothing is
+// into Disabling (see transitions.reenterOnResidue). Read-only; nothing is
 // written while nothing is found.
 type residueScanner struct {
-	c *Controller
+	// features lists the Features of kube-system.
+	features featureslisters.FeatureLister
+	// leads says whether this apiserver knows f's gate and leads f.
+	leads func(f *featuresv1alpha1.Feature) bool
+	// tasksFor returns the tasks of a gate's transition (Enabling or
+	// Disabling).
+	tasksFor func(gate string, transition featuresv1alpha1.FeatureState) []tasks.Task
+	// stores opens the resources' registry stores.
+	stores migrator.Stores
+	// enqueue adds a Feature's key to the queue.
+	enqueue func(key string)
 	// pageInterval is the pause between two reads
-	// (ControllerOptions.ResidueScanPageInterval): at most residuePageSize
-	// objects every interval, whatever the number of Features.
+	// (Config.ResidueScanPageInterval): at most residuePageSize objects
+	// every interval, whatever the number of Features.
 	pageInterval time.Duration
 
 	mu sync.Mutex
@@ -121,7 +132,7 @@ func (s *residueScanner) targets() map[schema.GroupResource][]residueTarget {
 // those this apiserver knows and leads; optedInOnly leaves out the opt-in
 // tasks a Feature has not opted in to.
 func (s *residueScanner) inspectorsOf(keep func(*featuresv1alpha1.Feature) bool, transition featuresv1alpha1.FeatureState, optedInOnly bool) map[schema.GroupResource][]residueTarget {
-	fs, err := s.c.lister.Features(KubeNamespace).List(labels.Everything())
+	fs, err := s.features.Features(KubeNamespace).List(labels.Everything())
 	if err != nil {
 		return nil
 	}
@@ -130,10 +141,10 @@ func (s *residueScanner) inspectorsOf(keep func(*featuresv1alpha1.Feature) bool,
 		if !keep(f) {
 			continue
 		}
-		if _, knows := s.c.spec(f.Spec.Gate); !knows || !s.c.elector.Leads(f, true) {
+		if !s.leads(f) {
 			continue
 		}
-		for _, t := range s.c.tasksFor(f.Spec.Gate, transition) {
+		for _, t := range s.tasksFor(f.Spec.Gate, transition) {
 			in, ok := t.(tasks.Inspector)
 			if !ok || (optedInOnly && tasks.IsOptIn(t) && !tasks.OptedIn(f, t.Name())) {
 				continue
@@ -179,7 +190,7 @@ func (s *residueScanner) pass(ctx context.Context) (int, error) {
 	targets := s.targets()
 	read := 0
 	for _, gr := range slices.SortedFunc(maps.Keys(targets), func(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }) {
-		store, err := s.c.env.Stores.Store(gr)
+		store, err := s.stores.Store(gr)
 		if err != nil {
 			return read, err
 		}
@@ -271,7 +282,7 @@ func (s *residueScanner) scan(ctx context.Context, store migrator.Store, gr sche
 			continue
 		}
 		s.found[feature] = residueFound{*f, gr.String()}
-		s.c.queue.Add(KubeNamespace + "/" + feature)
+		s.enqueue(KubeNamespace + "/" + feature)
 	}
 	return read, nil
 }

@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	coreinformers "k8s.io/client-go/informers/core/v1"
-	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/featuregate"
@@ -41,7 +40,6 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
 	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
 	"k8s.io/kubernetes/pkg/featurelifecycle/transition"
-	"k8s.io/kubernetes/pkg/features/lifecycle/canary"
 )
 
 // Defaults of spec.rollout.analysis.
@@ -71,8 +69,8 @@ type rollouts struct {
 	// requests counts the kubelets' requests to this apiserver; nil when
 	// nothing counts them.
 	requests *noderequests.Counter
-	// canaries says where each gate canaries (nil: canary.Gates).
-	canaries map[featuregate.Feature]canary.Scope
+	// canaries says where each gate canaries (nil: rollout.Gates).
+	canaries map[featuregate.Feature]rollout.Scope
 	// apiservers returns the apiservers a rollout on apiservers picks its
 	// cohort from, and which of them are live; nil: none.
 	apiservers func(now time.Time) (candidates []string, live sets.Set[string], err error)
@@ -93,15 +91,16 @@ type requestWindow struct {
 	disarm func()
 }
 
-// newRollouts returns the rollouts job, which calls enqueueRolling when a
-// node that a rollout looks at changes. requests, if not nil, counts the
-// kubelets' requests for the analysis of the error rates; canaries (nil:
-// canary.Gates) says where each gate canaries; apiservers lists the
-// candidates of a rollout on apiservers.
-func newRollouts(client kubernetes.Interface, resync time.Duration, index *reports.Index, requests *noderequests.Counter,
-	canaries map[featuregate.Feature]canary.Scope, apiservers func(time.Time) ([]string, sets.Set[string], error), enqueueRolling func()) (*rollouts, error) {
-	informer := coreinformers.NewNodeInformer(client, resync, cache.Indexers{})
-	r := &rollouts{nodes: corelisters.NewNodeLister(informer.GetIndexer()), informer: informer, reports: index,
+// newRollouts returns the rollouts job, which reads the nodes through
+// nodes and calls enqueueRolling when a node that a rollout looks at
+// changes. requests, if not nil, counts the kubelets' requests for the
+// analysis of the error rates; canaries (nil: rollout.Gates) says where each
+// gate canaries; apiservers lists the candidates of a rollout on
+// apiservers.
+func newRollouts(nodes coreinformers.NodeInformer, index *reports.Index, requests *noderequests.Counter,
+	canaries map[featuregate.Feature]rollout.Scope, apiservers func(time.Time) ([]string, sets.Set[string], error), enqueueRolling func()) (*rollouts, error) {
+	informer := nodes.Informer()
+	r := &rollouts{nodes: nodes.Lister(), informer: informer, reports: index,
 		requests: requests, canaries: canaries, apiservers: apiservers, windows: map[string]*requestWindow{}}
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { enqueueRolling() },
@@ -153,9 +152,9 @@ type candidate struct {
 func (r *rollouts) scope(gate string) featuresv1alpha1.FeatureRolloutScope {
 	canaries := r.canaries
 	if canaries == nil {
-		canaries = canary.Gates
+		canaries = rollout.Gates
 	}
-	if canaries[featuregate.Feature(gate)] == canary.APIServers {
+	if canaries[featuregate.Feature(gate)] == rollout.APIServers {
 		return featuresv1alpha1.FeatureRolloutScopeAPIServers
 	}
 	return featuresv1alpha1.FeatureRolloutScopeNodes
@@ -207,7 +206,9 @@ func (r *rollouts) sync(f *featuresv1alpha1.Feature, status *featuresv1alpha1.Fe
 			observeRollout(f, nil)
 		}
 		status.Rollout = nil
-		meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
+		if meta.FindStatusCondition(status.Conditions, featuresv1alpha1.FeatureConditionProgressing) != nil {
+			meta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.FeatureConditionProgressing)
+		}
 		return 0, nil, nil
 	}
 	to := f.Spec.DesiredState
@@ -420,7 +421,7 @@ func (r *rollouts) drop(key string) {
 }
 
 // rolloutSpec returns the state machine's spec of an API rollout in scope,
-// with its defaults. Every gate that can canary can be undone (canary.Gates
+// with its defaults. Every gate that can canary can be undone (rollout.Gates
 // declares only gates whose components may disagree), so a failed step
 // rolls the cohort back. A label selector adds nobody on apiservers, which
 // have no labels (admission refuses one there).

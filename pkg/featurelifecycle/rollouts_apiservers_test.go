@@ -31,7 +31,6 @@ import (
 
 	"k8s.io/kubernetes/pkg/featurelifecycle/reports"
 	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
-	"k8s.io/kubernetes/pkg/features/lifecycle/canary"
 )
 
 // apiServerRollout is a leader's view of a rollout on three apiservers.
@@ -49,7 +48,7 @@ func newAPIServerRollout(t *testing.T) *apiServerRollout {
 	x.feature.Spec.Rollout.Steps = []featuresv1alpha1.FeatureRolloutStep{{Count: 1, SoakSeconds: ptr.To(int32(60))},
 		{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"rack": "r1"}}, SoakSeconds: ptr.To(int32(60))},
 		{Percent: 100, SoakSeconds: ptr.To(int32(60))}}
-	x.r.canaries = map[featuregate.Feature]canary.Scope{"TestCanaryOnAPIServers": canary.APIServers}
+	x.r.canaries = map[featuregate.Feature]rollout.Scope{"TestCanaryOnAPIServers": rollout.APIServers}
 	x.r.apiservers = func(time.Time) ([]string, sets.Set[string], error) { return x.apiservers, x.live, nil }
 	return x
 }

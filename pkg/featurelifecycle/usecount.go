@@ -103,7 +103,7 @@ func (s *residueScanner) countUses(ctx context.Context) (int, error) {
 				counts[t.feature] = map[string]*useCount{}
 			}
 		}
-		store, err := s.c.env.Stores.Store(gr)
+		store, err := s.stores.Store(gr)
 		if err != nil {
 			return read, err
 		}
@@ -145,7 +145,7 @@ func (s *residueScanner) countUses(ctx context.Context) (int, error) {
 			continue
 		}
 		s.uses[feature] = summary
-		s.c.queue.Add(KubeNamespace + "/" + feature)
+		s.enqueue(KubeNamespace + "/" + feature)
 	}
 	return read, nil
 }

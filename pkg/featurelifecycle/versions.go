@@ -20,10 +20,32 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
 
-	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	"k8s.io/kubernetes/pkg/features/inventory"
+	"k8s.io/kubernetes/pkg/features/lifecycle"
 )
+
+// versions is the job of the emulation versions: the version a Feature is
+// described at, the version-keyed tasks of its gate (versiontasks.go) and
+// its UpgradeSafe and DowngradeSafe conditions (versionsafety.go).
+type versions struct {
+	self       string
+	gates      *gateSpecs
+	lifecycles map[featuregate.Feature]lifecycle.Lifecycle
+	recorder   record.EventRecorder
+	// safety sets the version conditions; nil sets none.
+	safety *versionSafety
+}
+
+func newVersions(self string, gates *gateSpecs, lifecycles map[featuregate.Feature]lifecycle.Lifecycle, recorder record.EventRecorder, vc *inventory.VersionChanges) *versions {
+	v := &versions{self: self, gates: gates, lifecycles: lifecycles, recorder: recorder}
+	if vc != nil {
+		v.safety = newVersionSafety(vc)
+	}
+	return v
+}
 
 // LowestVersion returns the lowest of own and the emulation versions
 // ("major.minor") in versions, the version the cluster can still fall back
@@ -68,31 +90,18 @@ func SpecAt(specs featuregate.VersionedSpecs, at string) (featuregate.FeatureSpe
 	return featuregate.FeatureSpec{}, false
 }
 
-// apiserverVersions returns the emulation versions the kube-apiserver
-// reports of voters state, by identity.
-func (c *Controller) apiserverVersions(voters []string) map[string]string {
-	out := map[string]string{}
-	for _, id := range voters {
-		r := c.reports.Get(KubeNamespace + "/" + featuresv1alpha1.FeatureReportName(featuresv1alpha1.APIServerComponent, id))
-		if r != nil && r.EmulationVersion != "" {
-			out[id] = r.EmulationVersion
-		}
-	}
-	return out
-}
-
 // description returns the spec a Feature of gate is described with, and
 // its version: the gate at the lowest emulation version among this
 // apiserver and the voters (what the cluster can still fall back to), or
 // own (this apiserver's spec) at its own version when the gate does not
 // exist at that lower version.
-func (c *Controller) description(gate string, own featuregate.FeatureSpec, versions map[string]string) (featuregate.FeatureSpec, string) {
-	self := VersionOf(c.gate)
+func (v *versions) description(gate string, own featuregate.FeatureSpec, versions map[string]string) (featuregate.FeatureSpec, string) {
+	self := v.gates.emulationVersion()
 	lowest := LowestVersion(self, versions)
 	if lowest == self {
 		return own, self
 	}
-	if spec, ok := SpecAt(c.gate.GetAllVersioned()[featuregate.Feature(gate)], lowest); ok {
+	if spec, ok := SpecAt(v.gates.versionedSpecs(gate), lowest); ok {
 		return spec, lowest
 	}
 	return own, self

@@ -84,7 +84,8 @@ func TestVersionSafety(t *testing.T) {
 			if c.downgrd.reason == "VersionTaskPending" {
 				status.Tasks = []featuresv1alpha1.FeatureTask{{Name: "migrate-storage-to-1-37"}}
 			}
-			setVersionSafety(c.gate, status, 3, vc, c.uses, now)
+			safety := newVersionSafety(vc)
+			safety.set(c.gate, status, 3, c.uses, now)
 			for cond, w := range map[string]want{featuresv1alpha1.FeatureConditionUpgradeSafe: c.upgrade, featuresv1alpha1.FeatureConditionDowngradeSafe: c.downgrd} {
 				got := meta.FindStatusCondition(status.Conditions, cond)
 				if got == nil {
@@ -107,7 +108,7 @@ func TestVersionSafety(t *testing.T) {
 			}
 			// A second sync changes nothing.
 			before := status.DeepCopy()
-			setVersionSafety(c.gate, status, 3, vc, c.uses, metav1.NewTime(now.Add(time.Minute)))
+			safety.set(c.gate, status, 3, c.uses, metav1.NewTime(now.Add(time.Minute)))
 			if !equalConditions(before.Conditions, status.Conditions) {
 				t.Errorf("a second sync changed the conditions:\n%+v\n%+v", before.Conditions, status.Conditions)
 			}

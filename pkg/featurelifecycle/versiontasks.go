@@ -46,13 +46,13 @@ import (
 //     clearing of what the other version writes, is moot while an
 //     apiserver at the other version still writes.
 
-// moveVersion queues and cancels the version-keyed tasks of f's gate for
+// move queues and cancels the version-keyed tasks of f's gate for
 // a move of status.version from from to to. Its event goes to after.
-func (c *Controller) moveVersion(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, from, to string, after *outbox) {
+func (v *versions) move(f *featuresv1alpha1.Feature, status *featuresv1alpha1.FeatureStatus, from, to string, after *outbox) {
 	if from == "" || from == to {
 		return
 	}
-	lc := c.opts.Lifecycles[featuregate.Feature(f.Spec.Gate)]
+	lc := v.lifecycles[featuregate.Feature(f.Spec.Gate)]
 	move, err := lc.VersionMove(from, to)
 	if err != nil {
 		klog.Background().Error(err, "Version-keyed tasks", "feature", f.Name, "from", from, "to", to)
@@ -85,14 +85,14 @@ func (c *Controller) moveVersion(f *featuresv1alpha1.Feature, status *featuresv1
 		if len(cancelled) > 0 {
 			msg += "; cancelled " + strings.Join(cancelled, ", ") + " (the move crossed their version back)"
 		}
-		c.recorder.Event(f, corev1.EventTypeNormal, "VersionTasksQueued", msg)
+		v.recorder.Event(f, corev1.EventTypeNormal, "VersionTasksQueued", msg)
 	})
 }
 
 // pendingVersionTasks returns the version-keyed tasks of gate among list,
 // in order, for a transition's list to keep.
-func (c *Controller) pendingVersionTasks(gate string, list []featuresv1alpha1.FeatureTask) []featuresv1alpha1.FeatureTask {
-	lc := c.opts.Lifecycles[featuregate.Feature(gate)]
+func (v *versions) pendingTasks(gate string, list []featuresv1alpha1.FeatureTask) []featuresv1alpha1.FeatureTask {
+	lc := v.lifecycles[featuregate.Feature(gate)]
 	var out []featuresv1alpha1.FeatureTask
 	for _, t := range list {
 		if lc.IsVersionTask(t.Name) {
@@ -106,16 +106,16 @@ func (c *Controller) pendingVersionTasks(gate string, list []featuresv1alpha1.Fe
 // that must wait because some live kube-apiserver (versions, by identity,
 // with this one's own) does not emulate status.version yet; if so it says
 // so in the task's message.
-func (c *Controller) versionTaskWaits(gate string, status *featuresv1alpha1.FeatureStatus, versions map[string]string) bool {
+func (v *versions) taskWaits(gate string, status *featuresv1alpha1.FeatureStatus, versions map[string]string) bool {
 	active := &status.Tasks[0]
-	if !c.opts.Lifecycles[featuregate.Feature(gate)].IsVersionTask(active.Name) {
+	if !v.lifecycles[featuregate.Feature(gate)].IsVersionTask(active.Name) {
 		return false
 	}
 	all := maps.Clone(versions)
 	if all == nil {
 		all = map[string]string{}
 	}
-	all[c.self] = VersionOf(c.gate)
+	all[v.self] = v.gates.emulationVersion()
 	var others []string
 	for _, id := range slices.Sorted(maps.Keys(all)) {
 		if all[id] != status.Version {

@@ -125,7 +125,7 @@ func TestControllerRunsVersionTasks(t *testing.T) {
 		}
 	}
 	reportOff()
-	if err := a.gate.SetFromMap(map[string]bool{"TestGate": false}); err != nil {
+	if err := a.gates.gate.SetFromMap(map[string]bool{"TestGate": false}); err != nil {
 		t.Fatal(err)
 	}
 	f, _ = h.sync(a) // desired state

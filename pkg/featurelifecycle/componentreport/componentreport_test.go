@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.uber.org/goleak"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -90,9 +91,9 @@ func TestFlags(t *testing.T) {
 	if usage := fs.Lookup(featuresoptions.DesiredStateCacheFileFlag).Usage; !strings.HasSuffix(usage, "Default: <root-dir>/feature-desired-state.json.") {
 		t.Errorf("the kubelet's cache file flag says %q", usage)
 	}
-	for _, name := range []string{featuresoptions.ReportQPSFlag, featuresoptions.ReportBurstFlag} {
-		if fs.Lookup(name) == nil {
-			t.Errorf("no --%s", name)
+	for _, name := range []string{"feature-use-report-qps", "feature-use-report-burst"} {
+		if fs.Lookup(name) != nil {
+			t.Errorf("the kubelet has --%s: the report's rate is the reporter's", name)
 		}
 	}
 }
@@ -104,13 +105,16 @@ func TestOffDoesNothing(t *testing.T) {
 	defer cancel()
 	gate := newGate(t, false)
 	client := fake.NewClientset(centralAlphaGate())
+	running := goleak.IgnoreCurrent()
 	Start(ctx, NewOptions("kube-scheduler"), gate, "kube-scheduler", client)
 	k := StartKubelet(ctx, featuresoptions.Options{}, gate, t.TempDir())
 	if k != nil {
 		t.Fatal("StartKubelet must return nil with the gate off")
 	}
 	k.Connect(ctx, client, "node-1")
-	time.Sleep(100 * time.Millisecond)
+	// Nothing was started that could call the API later: no goroutine
+	// besides those running before.
+	goleak.VerifyNone(t, running)
 	if actions := client.Actions(); len(actions) != 0 {
 		t.Errorf("API calls with the gate off: %v", actions)
 	}

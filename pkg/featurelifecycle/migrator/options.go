@@ -17,10 +17,7 @@ limitations under the License.
 package migrator
 
 import (
-	"fmt"
 	"sync"
-
-	"github.com/spf13/pflag"
 
 	"k8s.io/client-go/util/flowcontrol"
 )
@@ -37,36 +34,10 @@ type Options struct {
 	Burst int
 }
 
-// DefaultOptions are the defaults of the flags.
+// DefaultOptions are the defaults of the configuration file's migration
+// fields (configv1alpha1.MigrationConfiguration).
 func DefaultOptions() Options {
 	return Options{PageSize: 500, Workers: 16, QPS: 2000, Burst: 200}
-}
-
-// AddFlags adds the migration flags to fs.
-func (o *Options) AddFlags(fs *pflag.FlagSet) {
-	fs.Int64Var(&o.PageSize, "feature-migration-page-size", o.PageSize,
-		"How many stored objects a feature's storage migration reads per step; its checkpoint is written after each page.")
-	fs.IntVar(&o.Workers, "feature-migration-workers", o.Workers,
-		"How many objects a feature's storage migration writes concurrently.")
-	fs.Float64Var(&o.QPS, "feature-migration-qps", o.QPS,
-		"Maximum writes per second of this kube-apiserver's feature storage migrations; negative for no limit.")
-	fs.IntVar(&o.Burst, "feature-migration-burst", o.Burst,
-		"Burst of writes of this kube-apiserver's feature storage migrations.")
-}
-
-// Validate returns the errors of o.
-func (o *Options) Validate() []error {
-	var errs []error
-	if o.PageSize < 0 {
-		errs = append(errs, fmt.Errorf("--feature-migration-page-size must not be negative, got %d", o.PageSize))
-	}
-	if o.Workers < 0 {
-		errs = append(errs, fmt.Errorf("--feature-migration-workers must not be negative, got %d", o.Workers))
-	}
-	if o.Burst < 0 {
-		errs = append(errs, fmt.Errorf("--feature-migration-burst must not be negative, got %d", o.Burst))
-	}
-	return errs
 }
 
 // WithDefaults returns o with its zero fields set to DefaultOptions.

@@ -19,5 +19,7 @@ limitations under the License.
 // the analysis of each step passes (Analyze); a failed analysis pauses the
 // rollout for good and, when the feature can be undone, rolls the cohort
 // back. It does no I/O; a controller gathers the Health of the cohort,
-// calls Analyze and Next, and publishes the Status.
+// calls Analyze and Next, and publishes the Status. Gates says which gates
+// can roll out in steps, and on which components (gates.go); the cohort's
+// membership, which the components decide, is k8s.io/features/cohort.
 package rollout

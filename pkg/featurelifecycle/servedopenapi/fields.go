@@ -25,7 +25,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
@@ -37,7 +37,7 @@ type Field struct {
 	// Resource is the resource.
 	Resource schema.GroupResource
 	// Path is the field.
-	Path fieldpath.Path
+	Path gatedfield.Path
 	// Kept are the values the strategy keeps with the gate off (the field
 	// stays, its enum shrinks to them); empty when it drops every value.
 	Kept []string
@@ -57,7 +57,7 @@ func FieldsOf(inv *inventory.Inventory) []Field {
 		for _, r := range slices.Sorted(maps.Keys(fp.Fields)) {
 			gr := schema.ParseGroupResource(r)
 			for _, p := range fp.Fields[r] {
-				out = append(out, Field{Gate: featuregate.Feature(gate), Resource: gr, Path: fieldpath.MustParse(p), Kept: fp.KeptValues(gr, p)})
+				out = append(out, Field{Gate: featuregate.Feature(gate), Resource: gr, Path: gatedfield.MustParse(p), Kept: fp.KeptValues(gr, p)})
 			}
 		}
 	}
@@ -65,7 +65,7 @@ func FieldsOf(inv *inventory.Inventory) []Field {
 		for _, r := range slices.Sorted(maps.Keys(inv.RefusedValues[gate])) {
 			paths := inv.RefusedValues[gate][r]
 			for _, p := range slices.Sorted(maps.Keys(paths)) {
-				out = append(out, Field{Gate: featuregate.Feature(gate), Resource: schema.ParseGroupResource(r), Path: fieldpath.MustParse(p), Values: paths[p]})
+				out = append(out, Field{Gate: featuregate.Feature(gate), Resource: schema.ParseGroupResource(r), Path: gatedfield.MustParse(p), Values: paths[p]})
 			}
 		}
 	}
@@ -156,7 +156,7 @@ func named(doc document, s *spec.Schema) (string, bool) {
 
 // walk follows path from s, through named schemas, list items and map
 // values, and returns the named schema and the property the path ends at.
-func walk(doc document, s *spec.Schema, path fieldpath.Path) (string, string, bool) {
+func walk(doc document, s *spec.Schema, path gatedfield.Path) (string, string, bool) {
 	for i, seg := range path {
 		name, ok := named(doc, s)
 		if !ok {

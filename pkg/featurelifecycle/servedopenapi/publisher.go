@@ -22,12 +22,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	featuresinformers "k8s.io/client-go/informers/features/v1alpha1"
 	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -169,9 +167,10 @@ func NewPublisher(fields []Field, gate featuregate.FeatureGate, namespace string
 // GroupVersions returns the v3 group-versions holding gated fields.
 func (p *Publisher) GroupVersions() []string { return slices.Sorted(maps.Keys(p.v3docs)) }
 
-// Run feeds the publisher from an informer on the namespace's Features and
-// publishes until ctx is done.
-func (p *Publisher) Run(ctx context.Context, client kubernetes.Interface) {
+// Run feeds the publisher from features, an informer of Features (the
+// server's shared one: the caller starts it), and publishes until ctx is
+// done.
+func (p *Publisher) Run(ctx context.Context, features featuresinformers.FeatureInformer) {
 	registerMetrics.Do(func() { legacyregistry.MustRegister(publications) })
 	logger := klog.FromContext(ctx)
 	p.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -183,19 +182,24 @@ func (p *Publisher) Run(ctx context.Context, client kubernetes.Interface) {
 		<-ctx.Done()
 		p.queue.ShutDown()
 	}()
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute, informers.WithNamespace(p.namespace))
-	informer := factory.Features().V1alpha1().Features()
-	p.features = informer.Lister().Features(p.namespace)
-	enqueue := func(any) { p.queue.Add("") }
-	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	p.features = features.Lister().Features(p.namespace)
+	enqueue := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if f, ok := obj.(*featuresv1alpha1.Feature); ok && f.Namespace == p.namespace {
+			p.queue.Add("")
+		}
+	}
+	registration, err := features.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue,
-	}); err != nil {
+	})
+	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Not publishing OpenAPI by Feature state")
 		return
 	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, informer.Informer().HasSynced) {
+	defer func() { _ = features.Informer().RemoveEventHandler(registration) }()
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, registration.HasSynced) {
 		return
 	}
 	logger.V(2).Info("Publishing OpenAPI by Feature state", "v3GroupVersions", p.GroupVersions(), "v2", p.v2doc != nil)

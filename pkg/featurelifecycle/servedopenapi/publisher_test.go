@@ -25,8 +25,13 @@ import (
 	"testing"
 	"time"
 
+	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/server/mux"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
@@ -103,24 +108,46 @@ func TestPublish(t *testing.T) {
 	}
 }
 
+// run runs p on an informer of a fake client's Features until ctx is
+// done, as the server's shared informers would; the channel it returns is
+// closed once Run returned.
+func run(ctx context.Context, p *Publisher, features ...runtime.Object) <-chan struct{} {
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(features...), 0)
+	informer := factory.Features().V1alpha1().Features()
+	informer.Informer()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.Run(ctx, informer)
+	}()
+	factory.Start(ctx.Done())
+	return done
+}
+
 // TestRunStopsWithItsContext: Run returns once its context is done, its
 // workqueue shut down (upstream's integration framework finds the goroutines
 // of a publisher that outlives its server).
 func TestRunStopsWithItsContext(t *testing.T) {
 	apps := readV3(t, "apis/apps/v1")
 	service := handler3.NewOpenAPIService()
-	if err := service.RegisterOpenAPIV3VersionedService("/openapi/v3", mux.NewPathRecorderMux("test")); err != nil {
+	m := mux.NewPathRecorderMux("test")
+	if err := service.RegisterOpenAPIV3VersionedService("/openapi/v3", m); err != nil {
 		t.Fatal(err)
 	}
 	service.UpdateGroupVersion("apis/apps/v1", apps)
 	p := NewPublisher(fields(t), nil, "kube-system", nil, nil, service, map[string]*spec3.OpenAPI{"apis/apps/v1": apps})
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		p.Run(ctx, fake.NewClientset())
-	}()
-	time.Sleep(200 * time.Millisecond) // past the informer's sync, into the loop
+	off := &featuresv1alpha1.Feature{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: featuresv1alpha1.FeatureName(string(maxUnavailable))},
+		Spec: featuresv1alpha1.FeatureSpec{Gate: string(maxUnavailable)}, Status: featuresv1alpha1.FeatureStatus{State: featuresv1alpha1.FeatureStateDisabled}}
+	done := run(ctx, p, off)
+	// Into the loop: the first publication hides the fields of the Feature
+	// that is Disabled, which gives apps/v1 a new hash.
+	built := served(t, m)["apis/apps/v1"]
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return served(t, m)["apis/apps/v1"] != built, nil
+	}); err != nil {
+		t.Fatalf("no first publication: %v", err)
+	}
 	cancel()
 	select {
 	case <-done:
@@ -147,11 +174,7 @@ func TestRunRepublishesWhenTheGateChanges(t *testing.T) {
 	}
 	p := NewPublisher(fields(t), gate, "kube-system", nil, nil, service, map[string]*spec3.OpenAPI{"apis/apps/v1": apps})
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		p.Run(ctx, fake.NewClientset())
-	}()
+	done := run(ctx, p)
 	defer func() {
 		cancel()
 		<-done

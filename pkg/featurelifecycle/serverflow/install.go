@@ -15,10 +15,12 @@ limitations under the License.
 */
 
 // Package serverflow installs the server flow of the feature lifecycle
-// (KEP-3920) in kube-apiserver: its flags (Options) and its post-start
-// hooks, one per job: announcing a Feature for every gate, reporting the
-// apiserver's own values, leading Features through their transitions, and
-// serving OpenAPI without the fields of Features that are off.
+// (KEP-3920) in kube-apiserver: its flags and configuration file (Options)
+// and its post-start hooks, one per job: announcing a Feature for every
+// gate, reporting the apiserver's own values, leading Features through
+// their transitions, and serving OpenAPI without the fields of Features
+// that are off. The informers come from kube-apiserver's shared informer
+// factory.
 package serverflow
 
 import (
@@ -30,6 +32,7 @@ import (
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/features/follow"
@@ -44,7 +47,6 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle/servedopenapi"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
-	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
@@ -68,7 +70,7 @@ func CountNodeRequests(opts *Options, config *genericapiserver.Config) {
 		return
 	}
 	counter := noderequests.New()
-	opts.Controller.NodeRequests = counter
+	opts.NodeRequests = counter
 	config.BuildHandlerChainFunc = counter.WrapChain(config.BuildHandlerChainFunc)
 }
 
@@ -80,10 +82,12 @@ var StoreCatalogForTests func(*storecatalog.Catalog)
 // Install adds the server flow's post-start hooks to server, when
 // features.k8s.io/v1alpha1 is served (the FeatureLifecycle gate is checked
 // by the caller). gate is the apiserver's feature gate; config its generic
-// configuration; opts its flags (nil: the defaults); stores the registry
-// stores of the resources server serves, collected as it installed them
-// (the tasks read and write stored objects through them).
-func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, gate featuregate.MutableVersionedFeatureGate, opts *Options, stores *storecatalog.Catalog) error {
+// configuration; factory its shared informer factory; opts its flags (nil:
+// the defaults); stores the catalog of the registry stores the apiserver
+// installs (filled as it installs its API groups, before the hooks run),
+// which the tasks read and rewrite stored objects through.
+func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, factory informers.SharedInformerFactory,
+	gate featuregate.MutableVersionedFeatureGate, opts *Options, stores *storecatalog.Catalog) error {
 	if !config.MergedResourceConfig.ResourceEnabled(featuresv1alpha1.SchemeGroupVersion.WithResource("features")) {
 		klog.V(2).InfoS("Not starting the feature lifecycle: features.k8s.io/v1alpha1 is not served (--runtime-config)")
 		return nil
@@ -98,10 +102,17 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 	if identity == "" {
 		return fmt.Errorf("the feature lifecycle needs the apiserver's identity lease (the APIServerIdentity feature gate)")
 	}
-	optIns, err := opts.Controller.OptIns(nil)
+	optIns, err := opts.OptIns(nil)
 	if err != nil {
 		return err
 	}
+	conf, err := opts.Configuration()
+	if err != nil {
+		return err
+	}
+	// Requested now, before the factory starts (the shared informers'
+	// hook): the hooks below read them.
+	_ = factory.Features().V1alpha1().Features().Informer()
 
 	if err := server.AddPostStartHook(AnnounceHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		client, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
@@ -127,13 +138,13 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		if err != nil {
 			return err
 		}
-		return startReporting(hookContext, client, gate, identity, optIns, opts, gateChanges.notify)
+		return startReporting(hookContext, client, gate, identity, optIns, gateChanges.notify)
 	}); err != nil {
 		return err
 	}
 
-	if opts.OpenAPIByState {
-		if err := installOpenAPIByState(server, config, gate, gateChanges); err != nil {
+	if *conf.OpenAPIByState {
+		if err := installOpenAPIByState(server, config, factory, gate, gateChanges); err != nil {
 			return err
 		}
 	}
@@ -146,8 +157,10 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		if err != nil {
 			return err
 		}
-		if err := turningoffapi.Start(hookContext, client); err != nil {
-			return err
+		if states := opts.FeatureStates(); states != nil {
+			if err := states.Run(hookContext, factory.Features().V1alpha1().Features()); err != nil {
+				return err
+			}
 		}
 		// Custom resources are cleared through the API: their storage is
 		// the apiextensions-apiserver's.
@@ -155,8 +168,8 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 		if err != nil {
 			return err
 		}
-		env := tasks.Env{Stores: stores, Dynamic: dynamicClient, Migration: opts.Migration, Limiter: migrator.NewLimiter(opts.Migration)}
-		controller, err := featurelifecycle.NewController(identity, gate, client, client, env, opts.Controller)
+		env := tasks.Env{Stores: stores, Dynamic: dynamicClient, Migration: migration(conf), Limiter: migrator.NewLimiter(migration(conf))}
+		controller, err := featurelifecycle.NewController(identity, gate, client, factory, env, opts.controllerConfig(conf))
 		if err != nil {
 			return err
 		}
@@ -168,7 +181,8 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 // installOpenAPIByState records the OpenAPI v3 documents server builds (at
 // PrepareRun, after Install) and adds the hook that republishes them, and
 // the v2 document, by the state of the Features whose fields they hold.
-func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, gate featuregate.FeatureGate, gateChanges *listeners) error {
+func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, factory informers.SharedInformerFactory,
+	gate featuregate.FeatureGate, gateChanges *listeners) error {
 	inv, err := inventory.Load()
 	if err != nil {
 		return err
@@ -182,10 +196,6 @@ func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config gen
 		v3.PostProcessSpec = recorder.PostProcessSpec
 	}
 	return server.AddPostStartHook(OpenAPIHookName, func(hookContext genericapiserver.PostStartHookContext) error {
-		client, err := kubernetes.NewForConfig(hookContext.LoopbackClientConfig)
-		if err != nil {
-			return err
-		}
 		var v3 map[string]*spec3.OpenAPI
 		if recorder != nil {
 			var roots []string
@@ -197,7 +207,8 @@ func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config gen
 		publisher := servedopenapi.NewPublisher(fields, gate, featurelifecycle.KubeNamespace,
 			server.OpenAPIVersionedService, server.StaticOpenAPISpec, server.OpenAPIV3VersionedService, v3)
 		gateChanges.add(publisher.GateChanged)
-		go publisher.Run(hookContext, client)
+		go publisher.Run(hookContext, factory.Features().V1alpha1().Features())
+		factory.Start(hookContext.Done())
 		return nil
 	})
 }
@@ -206,7 +217,7 @@ func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config gen
 // every gate it knows, and makes its Dynamic gates follow their Features'
 // desired state while it runs.
 func startReporting(ctx context.Context, client kubernetes.Interface, gate featuregate.MutableVersionedFeatureGate, identity string,
-	optIns map[featuregate.Feature]featuresv1alpha1.FeatureManagement, opts *Options, gateChanged func()) error {
+	optIns map[featuregate.Feature]featuresv1alpha1.FeatureManagement, gateChanged func()) error {
 	var reporter *report.Reporter
 	var follower *follow.Follower
 	dynamic := map[featuregate.Feature]bool{}
@@ -240,8 +251,6 @@ func startReporting(ctx context.Context, client kubernetes.Interface, gate featu
 		ReportAllKnown: true,
 		// The apiserver's identity lease says it is alive.
 		HolderLease: &featuresv1alpha1.FeatureReportLease{Namespace: leader.IdentityLeaseNamespace, Name: identity},
-		QPS:         opts.ReportQPS,
-		Burst:       opts.ReportBurst,
 		// The version the reported values hold for: the leaders describe
 		// Features at the lowest one among live apiservers.
 		Annotations: map[string]string{featuresv1alpha1.EmulationVersionAnnotation: featurelifecycle.VersionOf(gate)},

@@ -173,3 +173,76 @@ func TestCheckVersionTaskPending(t *testing.T) {
 		t.Errorf("blockers %s: %+v", got, r.Blockers)
 	}
 }
+
+// TestCheckFeature: a check of one Feature through the index finds what a
+// check of the cluster finds of its gate, for every gate, state and move
+// of the fixture (the storage version changes of other gates' resources
+// left out).
+func TestCheckFeature(t *testing.T) {
+	x := NewIndex(changes)
+	states := []featuresv1alpha1.FeatureState{featuresv1alpha1.FeatureStateEnabled, featuresv1alpha1.FeatureStateDisabled,
+		featuresv1alpha1.FeatureStateEnabling, featuresv1alpha1.FeatureStateDisabling}
+	ofGate := func(gate string, fs []Finding) string {
+		var out []Finding
+		for _, f := range fs {
+			if f.Gate == gate {
+				out = append(out, f)
+			}
+		}
+		return reasons(out)
+	}
+	checked := 0
+	for _, gate := range []string{"Promoted", "New", "Later", "Unchanged"} {
+		for _, state := range states {
+			for _, from := range changes.Versions {
+				for _, to := range changes.Versions {
+					f := feature(gate, state, from)
+					whole, err := Check([]featuresv1alpha1.Feature{f}, changes, to, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					one, err := x.CheckFeature(&f, to)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got, want := reasons(one.Blockers), ofGate(gate, whole.Blockers); got != want {
+						t.Errorf("%s %s %s -> %s: blockers %q, want %q", gate, state, from, to, got, want)
+					}
+					if got, want := reasons(one.Changes), ofGate(gate, whole.Changes); got != want {
+						t.Errorf("%s %s %s -> %s: changes %q, want %q", gate, state, from, to, got, want)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if _, err := x.CheckFeature(&featuresv1alpha1.Feature{Spec: featuresv1alpha1.FeatureSpec{Gate: "Later"}}, "1.36"); err == nil {
+		t.Errorf("a Feature without status.version cannot be checked")
+	}
+	if checked != 4*4*3*3 {
+		t.Errorf("checked %d moves", checked)
+	}
+}
+
+// BenchmarkCheckFeature: a check of one Feature costs what its gate costs,
+// against a check of the cluster with that one Feature in the same run.
+func BenchmarkCheckFeature(b *testing.B) {
+	f := feature("Promoted", featuresv1alpha1.FeatureStateEnabled, "1.37")
+	b.Run("before/one-feature", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := Check([]featuresv1alpha1.Feature{f}, changes, "1.36", nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	x := NewIndex(changes)
+	b.Run("after/one-feature", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := x.CheckFeature(&f, "1.36"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

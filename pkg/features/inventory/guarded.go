@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/component-base/featuregate"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // GuardedField is a field upstream's strategy of a resource drops while a
@@ -31,7 +31,7 @@ type GuardedField struct {
 	// Gate is the gate.
 	Gate featuregate.Feature
 	// Path is the field, in the resource's GuardedResource.Version.
-	Path fieldpath.Path
+	Path gatedfield.Path
 	// Keep accepts the values the strategy keeps with the gate off (nil:
 	// none).
 	Keep func(interface{}) bool

@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 //go:embed zz_generated.inventory.yaml
@@ -235,7 +235,7 @@ func Parse(data []byte) (*Inventory, error) {
 					return nil, fmt.Errorf("gate inventory: %s of %s: %w", what, gate, err)
 				}
 				for p, values := range paths {
-					if _, err := fieldpath.Parse(p); err != nil {
+					if _, err := gatedfield.Parse(p); err != nil {
 						return nil, fmt.Errorf("gate inventory: %s of %s, resource %s: %w", what, gate, r, err)
 					}
 					if len(values) == 0 {
@@ -258,7 +258,7 @@ func Parse(data []byte) (*Inventory, error) {
 					return nil, fmt.Errorf("gate inventory: gate %s: %w", gate, err)
 				}
 				for _, p := range paths {
-					if _, err := fieldpath.Parse(p); err != nil {
+					if _, err := gatedfield.Parse(p); err != nil {
 						return nil, fmt.Errorf("gate inventory: gate %s, resource %s: %w", gate, r, err)
 					}
 				}
@@ -293,7 +293,7 @@ func (inv *Inventory) checkRelational() error {
 				return fmt.Errorf("gate inventory: relational values of %s: %w", gate, err)
 			}
 			for p, rel := range fields {
-				if _, err := fieldpath.Parse(p); err != nil {
+				if _, err := gatedfield.Parse(p); err != nil {
 					return fmt.Errorf("gate inventory: relational values of %s, resource %s: %w", gate, r, err)
 				}
 				if !slices.Contains(classes, rel.Class) || len(rel.Probe) == 0 {
@@ -334,12 +334,12 @@ func (inv *Inventory) Version(gr schema.GroupResource) (schema.GroupVersion, err
 
 // FieldPaths returns, for each resource, the parsed paths a gate's strategy
 // drops (Fields), sorted as in the file.
-func (fp Footprint) FieldPaths() map[schema.GroupResource][]fieldpath.Path {
-	out := make(map[schema.GroupResource][]fieldpath.Path, len(fp.Fields))
+func (fp Footprint) FieldPaths() map[schema.GroupResource][]gatedfield.Path {
+	out := make(map[schema.GroupResource][]gatedfield.Path, len(fp.Fields))
 	for r, paths := range fp.Fields {
 		gr := schema.ParseGroupResource(r)
 		for _, p := range paths {
-			out[gr] = append(out[gr], fieldpath.MustParse(p)) // checked by Parse
+			out[gr] = append(out[gr], gatedfield.MustParse(p)) // checked by Parse
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // openAPIDir holds the tree's static OpenAPI v3 documents, one per
@@ -121,7 +121,7 @@ func TestPathsInServedSchema(t *testing.T) {
 		}
 		for _, p := range slices.Sorted(maps.Keys(listed[r])) {
 			checked++
-			if err := doc.walk(root, fieldpath.MustParse(p)); err != nil {
+			if err := doc.walk(root, gatedfield.MustParse(p)); err != nil {
 				t.Errorf("%s %s (%s) is not in the %s schema: %v", r, p, listed[r][p], gv, err)
 			}
 		}
@@ -188,7 +188,7 @@ func (d *openAPIDocument) resolve(s *openAPISchema) (*openAPISchema, error) {
 }
 
 // walk checks that p names a field below s.
-func (d *openAPIDocument) walk(s *openAPISchema, p fieldpath.Path) error {
+func (d *openAPIDocument) walk(s *openAPISchema, p gatedfield.Path) error {
 	for i, seg := range p {
 		next, ok := s.Properties[seg.Field]
 		if !ok {
@@ -234,7 +234,7 @@ func TestWalkFindsOnlyServedFields(t *testing.T) {
 		"spec.template.spec.containers.name":                  false, // a list is entered only with [*]
 		"spec.replicas[*]":                                    false,
 	} {
-		fp, err := fieldpath.Parse(p)
+		fp, err := gatedfield.Parse(p)
 		if err != nil {
 			if ok {
 				t.Fatal(err)

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 )
 
 // RefusedRewritesFile is the name, in this package's directory, of the
@@ -73,7 +73,7 @@ func ParseRefusedRewrites(data []byte) (*RefusedRewrites, error) {
 				return nil, fmt.Errorf("%s: gate %s: entry %q must name a resource and list paths", RefusedRewritesFile, gate, res)
 			}
 			for p, why := range paths {
-				if _, err := fieldpath.Parse(p); err != nil {
+				if _, err := gatedfield.Parse(p); err != nil {
 					return nil, fmt.Errorf("%s: gate %s, resource %s: %w", RefusedRewritesFile, gate, res, err)
 				}
 				if why == "" {

@@ -19,14 +19,14 @@ package lifecycle
 import (
 	"testing"
 
-	"k8s.io/kubernetes/pkg/features/lifecycle/canary"
+	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
 )
 
 // TestCanariesApplyWhileRunning: a gate that can canary is one whose
 // desired state the components follow from its Feature (Central or
 // Dynamic) and apply while running.
 func TestCanariesApplyWhileRunning(t *testing.T) {
-	for gate, c := range canary.Gates {
+	for gate, c := range rollout.Gates {
 		m, ok := Managements[gate]
 		if !ok || (!m.Central && !m.Dynamic) {
 			t.Errorf("%s can canary on %s but its components do not follow its Feature (Managements: %+v)", gate, c, m)
@@ -34,7 +34,7 @@ func TestCanariesApplyWhileRunning(t *testing.T) {
 		if !AppliesWhileRunning(gate) {
 			t.Errorf("%s can canary on %s but does not apply while running", gate, c)
 		}
-		if c != canary.Nodes && c != canary.APIServers {
+		if c != rollout.Nodes && c != rollout.APIServers {
 			t.Errorf("%s: scope %d is not one kind of component (nodes or apiservers)", gate, c)
 		}
 	}

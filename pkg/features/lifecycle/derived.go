@@ -34,7 +34,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/batch"
 	api "k8s.io/kubernetes/pkg/apis/core"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
@@ -228,12 +228,12 @@ func DeriveFrom(inv *inventory.Inventory, refused *inventory.RefusedRewrites, ca
 
 // derive builds one gate's lifecycle (see Derived); refused are, per
 // resource, the paths whose clearing is refused, with why.
-func derive(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]fieldpath.Path,
+func derive(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]gatedfield.Path,
 	refused map[schema.GroupResource]map[string]string, gate string) (Lifecycle, error) {
 	var (
 		fp       = inv.Gates[gate]
-		podSpec  = map[string]fieldpath.Path{}                 // relative to a pod spec
-		own      = map[schema.GroupResource][]fieldpath.Path{} // other paths
+		podSpec  = map[string]gatedfield.Path{}                 // relative to a pod spec
+		own      = map[schema.GroupResource][]gatedfield.Path{} // other paths
 		lc       Lifecycle
 		paths    = fp.FieldPaths()
 		resource = slices.SortedFunc(maps.Keys(paths), compareGR)
@@ -259,14 +259,14 @@ func derive(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates m
 			keeps[gr][p.String()] = kept
 		}
 	}
-	rel := make([]fieldpath.Path, 0, len(podSpec))
+	rel := make([]gatedfield.Path, 0, len(podSpec))
 	for _, k := range slices.Sorted(maps.Keys(podSpec)) {
 		rel = append(rel, podSpec[k])
 	}
 	rel = leaves(rel)
 	// What each resource holds: its own paths, and the pod spec paths
 	// under its template.
-	holds := map[schema.GroupResource][]fieldpath.Path{}
+	holds := map[schema.GroupResource][]gatedfield.Path{}
 	for gr, ps := range own {
 		holds[gr] = append(holds[gr], ps...)
 	}
@@ -319,14 +319,14 @@ func derive(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates m
 	// 2. Pod templates (opt-in), but of ephemeral containers: upstream's
 	// validation refuses them in a pod template (ValidatePodTemplateSpec),
 	// so no template holds what a gate guards under them.
-	inTemplates := slices.DeleteFunc(slices.Clone(rel), func(r fieldpath.Path) bool { return r[0].Field == "ephemeralContainers" })
+	inTemplates := slices.DeleteFunc(slices.Clone(rel), func(r gatedfield.Path) bool { return r[0].Field == "ephemeralContainers" })
 	if len(inTemplates) > 0 {
 		var targets []tasks.FieldClearer
 		for _, gr := range slices.SortedFunc(maps.Keys(templates), compareGR) {
 			if immutable[gr] {
 				continue
 			}
-			ps := make([]fieldpath.Path, len(inTemplates))
+			ps := make([]gatedfield.Path, len(inTemplates))
 			for i, r := range inTemplates {
 				ps[i] = templates[gr].Join(r)
 			}
@@ -379,7 +379,7 @@ func derive(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates m
 	// Paths upstream refuses to store objects without (but those of pod
 	// templates, which only the opt-in task clears).
 	for _, gr := range slices.SortedFunc(maps.Keys(refused), compareGR) {
-		var ps []fieldpath.Path
+		var ps []gatedfield.Path
 		var whys []string
 		for _, p := range own[gr] {
 			if why, ok := refused[gr][p.String()]; ok {
@@ -438,14 +438,14 @@ func derive(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates m
 
 // ClearedThroughStatus reports whether a derived task clears path p of gr
 // through gr's status subresource (catalog.HasStatus): p is under status.
-func ClearedThroughStatus(catalog *storecatalog.Catalog, gr schema.GroupResource, p fieldpath.Path) bool {
+func ClearedThroughStatus(catalog *storecatalog.Catalog, gr schema.GroupResource, p gatedfield.Path) bool {
 	return len(p) > 0 && p[0].Field == "status" && catalog.HasStatus(gr)
 }
 
 // splitStatus splits ps, paths of gr, into those under status that gr's
 // status subresource writes (cleared through it: gr's own strategy keeps
 // the stored status) and the others.
-func splitStatus(catalog *storecatalog.Catalog, gr schema.GroupResource, ps []fieldpath.Path) (others, status []fieldpath.Path) {
+func splitStatus(catalog *storecatalog.Catalog, gr schema.GroupResource, ps []gatedfield.Path) (others, status []gatedfield.Path) {
 	for _, p := range ps {
 		if ClearedThroughStatus(catalog, gr, p) {
 			status = append(status, p)
@@ -457,8 +457,8 @@ func splitStatus(catalog *storecatalog.Catalog, gr schema.GroupResource, ps []fi
 }
 
 // allowed returns the paths of ps whose clearing is not refused.
-func allowed(ps []fieldpath.Path, refused map[string]string) []fieldpath.Path {
-	var out []fieldpath.Path
+func allowed(ps []gatedfield.Path, refused map[string]string) []gatedfield.Path {
+	var out []gatedfield.Path
 	for _, p := range ps {
 		if _, no := refused[p.String()]; !no {
 			out = append(out, p)
@@ -476,9 +476,9 @@ func PathClearer(catalog *storecatalog.Catalog, gr schema.GroupResource, paths .
 	if err != nil {
 		return tasks.FieldClearer{}, err
 	}
-	ps := make([]fieldpath.Path, len(paths))
+	ps := make([]gatedfield.Path, len(paths))
 	for i, p := range paths {
-		if ps[i], err = fieldpath.Parse(p); err != nil {
+		if ps[i], err = gatedfield.Parse(p); err != nil {
 			return tasks.FieldClearer{}, err
 		}
 	}
@@ -489,7 +489,7 @@ func PathClearer(catalog *storecatalog.Catalog, gr schema.GroupResource, paths .
 // value validation refuses once gate is off, one per resource. As for
 // fields, a pod spec path found under one resource holding a pod spec is
 // applied to all of them, with the values found under any.
-func valueTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+func valueTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]gatedfield.Path, gate string) ([]tasks.Task, error) {
 	refused := inv.Refused(gate)
 	if len(refused) == 0 {
 		return nil, nil
@@ -501,14 +501,14 @@ func valueTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templat
 			continue
 		}
 		var (
-			paths []fieldpath.Path
+			paths []gatedfield.Path
 			keeps []func(interface{}) bool
 			what  []string // "path V1 or V2", for the message
 			sets  []string // "path to V1 or V2", for the description
 		)
 		for _, p := range slices.Sorted(maps.Keys(byRes[gr])) {
 			values := byRes[gr][p]
-			paths = append(paths, fieldpath.MustParse(p)) // checked by inventory.Parse
+			paths = append(paths, gatedfield.MustParse(p)) // checked by inventory.Parse
 			keeps = append(keeps, allBut(values))
 			what = append(what, fmt.Sprintf("%s %s", p, strings.Join(values, " or ")))
 			sets = append(sets, fmt.Sprintf("%s to %s", p, strings.Join(values, " or ")))
@@ -528,7 +528,7 @@ func valueTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templat
 // throughTemplates returns values (by resource and path) with a pod spec
 // path found under one resource holding a pod spec applied to all of them,
 // with the values found under any.
-func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values map[schema.GroupResource]map[string][]string) map[schema.GroupResource]map[string][]string {
+func throughTemplates(templates map[schema.GroupResource]gatedfield.Path, values map[schema.GroupResource]map[string][]string) map[schema.GroupResource]map[string][]string {
 	byRes := map[schema.GroupResource]map[string][]string{}
 	add := func(gr schema.GroupResource, p string, values []string) {
 		if byRes[gr] == nil {
@@ -540,7 +540,7 @@ func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values 
 	for gr, paths := range values {
 		for p, vs := range paths {
 			if prefix, ok := templates[gr]; ok {
-				if r, ok := fieldpath.MustParse(p).TrimPrefix(prefix); ok { // checked by inventory.Parse
+				if r, ok := gatedfield.MustParse(p).TrimPrefix(prefix); ok { // checked by inventory.Parse
 					rel[r.String()] = union(rel[r.String()], vs)
 					continue
 				}
@@ -550,7 +550,7 @@ func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values 
 	}
 	for gr, prefix := range templates {
 		for r, vs := range rel {
-			add(gr, prefix.Join(fieldpath.MustParse(r)).String(), vs)
+			add(gr, prefix.Join(gatedfield.MustParse(r)).String(), vs)
 		}
 	}
 	return byRes
@@ -559,7 +559,7 @@ func throughTemplates(templates map[schema.GroupResource]fieldpath.Path, values 
 // allBut returns a keep function accepting every value but the strings
 // values.
 func allBut(values []string) func(interface{}) bool {
-	refused := fieldpath.KeepStrings(values)
+	refused := gatedfield.KeepStrings(values)
 	return func(v interface{}) bool { return !refused(v) }
 }
 
@@ -576,7 +576,7 @@ func valuesTaskName(gr schema.GroupResource) string {
 // servedOnlyWithTasks are the tasks of a resource served only while gate is
 // on: deleting its stored objects (opt-in), then waiting until none is
 // stored. While the Feature is Disabling kube-apiserver serves the
-// resource to read and delete (pkg/featurelifecycle/turningoffapi), so an
+// resource to read and delete (pkg/featurelifecycle/servewhiledisabling), so an
 // admin can also delete them by hand; once it is Disabled nobody can.
 func servedOnlyWithTasks(gate string, gr schema.GroupResource, example runtime.Object) []tasks.Task {
 	return []tasks.Task{
@@ -594,8 +594,8 @@ func servedOnlyWithTasks(gate string, gr schema.GroupResource, example runtime.O
 // the struct as dropped too (ContainerStopSignals' ephemeral containers'
 // lifecycle); clearing the struct would also clear fields of other gates,
 // so only the field goes.
-func leaves(paths []fieldpath.Path) []fieldpath.Path {
-	var out []fieldpath.Path
+func leaves(paths []gatedfield.Path) []gatedfield.Path {
+	var out []gatedfield.Path
 	for _, p := range paths {
 		parent := false
 		for _, q := range paths {
@@ -616,7 +616,7 @@ func leaves(paths []fieldpath.Path) []fieldpath.Path {
 // where a path holds one of its values in keep (by path).
 // When the paths compile for gr's internal type, it also says, without a
 // copy, which objects the clear would change (FieldClearer.Holds).
-func pathClearer(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (tasks.FieldClearer, error) {
+func pathClearer(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []gatedfield.Path, keep map[string][]string) (tasks.FieldClearer, error) {
 	example, err := catalog.NewObject(gr)
 	if err != nil {
 		return tasks.FieldClearer{}, err
@@ -630,13 +630,13 @@ func pathClearer(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr sch
 
 // clearFunc returns the function clearing paths from internal objects of gr
 // but where keeps[i] accepts the value of paths[i]. With typed, paths that
-// compile for gr's internal type (fieldpath.Compile) are cleared in the
+// compile for gr's internal type (gatedfield.Compile) are cleared in the
 // object directly; otherwise, and always without typed, the object is
 // converted to the inventory's version of gr, cleared in its unstructured
 // form and converted back. With typed paths it also returns the function
 // saying, without changing them, which objects the clear would change (nil
 // otherwise).
-func clearFunc(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []fieldpath.Path,
+func clearFunc(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []gatedfield.Path,
 	keeps []func(interface{}) bool, typed bool) (clear, holds func(runtime.Object) bool, err error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
@@ -700,7 +700,7 @@ func clearFunc(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schem
 // gr, whose type it returns. It returns nil paths when one of them does not
 // compile, or has a keep function (keeps[i]) but no scalar value: the
 // caller then reads the unstructured form of the objects.
-func compileTyped(catalog *storecatalog.Catalog, gv schema.GroupVersion, gr schema.GroupResource, paths []fieldpath.Path, keeps []func(interface{}) bool) (reflect.Type, []*fieldpath.Typed) {
+func compileTyped(catalog *storecatalog.Catalog, gv schema.GroupVersion, gr schema.GroupResource, paths []gatedfield.Path, keeps []func(interface{}) bool) (reflect.Type, []*gatedfield.Typed) {
 	example, err := catalog.NewObject(gr)
 	if err != nil {
 		return nil, nil
@@ -714,9 +714,9 @@ func compileTyped(catalog *storecatalog.Catalog, gv schema.GroupVersion, gr sche
 		return nil, nil
 	}
 	kind := reflect.TypeOf(example)
-	out := make([]*fieldpath.Typed, len(paths))
+	out := make([]*gatedfield.Typed, len(paths))
 	for i, p := range paths {
-		t, err := fieldpath.Compile(p, reflect.TypeOf(versioned), kind)
+		t, err := gatedfield.Compile(p, reflect.TypeOf(versioned), kind)
 		if err != nil || (keeps[i] != nil && !t.ScalarLeaf()) {
 			klog.V(4).InfoS("Fields of a gate are read through the unstructured form", "resource", gr.String(), "path", p.String(), "err", err)
 			return nil, nil
@@ -729,7 +729,7 @@ func compileTyped(catalog *storecatalog.Catalog, gv schema.GroupVersion, gr sche
 // pathHolder returns whether an object of gr (internal, or versioned and
 // then converted) sets any of paths to a value not in keep (by path); an
 // object of another kind sets none.
-func pathHolder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []fieldpath.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
+func pathHolder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []gatedfield.Path, keep map[string][]string) (func(runtime.Object) bool, error) {
 	return holder(inv, catalog, gr, paths, keepFuncs(paths, keep), true)
 }
 
@@ -738,7 +738,7 @@ func pathHolder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr sche
 // (keeps[i], nil for none) does not accept; an object of another kind sets
 // none. With typed, it reads the paths that compile (compileTyped) in the
 // internal object directly.
-func holder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []fieldpath.Path,
+func holder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.GroupResource, paths []gatedfield.Path,
 	keeps []func(interface{}) bool, typed bool) (func(runtime.Object) bool, error) {
 	gv, err := inv.Version(gr)
 	if err != nil {
@@ -749,7 +749,7 @@ func holder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.G
 		return nil, err
 	}
 	kind := reflect.TypeOf(example)
-	var compiled []*fieldpath.Typed
+	var compiled []*gatedfield.Typed
 	if typed {
 		_, compiled = compileTyped(catalog, gv, gr, paths, keeps)
 	}
@@ -793,10 +793,10 @@ func holder(inv *inventory.Inventory, catalog *storecatalog.Catalog, gr schema.G
 
 // keepFuncs returns, for each of paths, the function accepting its values
 // in keep (nil, accepting none, for a path without kept values).
-func keepFuncs(paths []fieldpath.Path, keep map[string][]string) []func(interface{}) bool {
+func keepFuncs(paths []gatedfield.Path, keep map[string][]string) []func(interface{}) bool {
 	out := make([]func(interface{}) bool, len(paths))
 	for i, p := range paths {
-		out[i] = fieldpath.KeepStrings(keep[p.String()])
+		out[i] = gatedfield.KeepStrings(keep[p.String()])
 	}
 	return out
 }
@@ -846,8 +846,8 @@ var podSpecType = reflect.TypeFor[corev1.PodSpec]()
 // spec in the version the inventory compared it in, by walking the Go type
 // of the objects newObject returns (a resource it has none of is left
 // out).
-func podTemplatePrefixes(inv *inventory.Inventory, newObject func(schema.GroupResource) (runtime.Object, error)) (map[schema.GroupResource]fieldpath.Path, error) {
-	out := map[schema.GroupResource]fieldpath.Path{}
+func podTemplatePrefixes(inv *inventory.Inventory, newObject func(schema.GroupResource) (runtime.Object, error)) (map[schema.GroupResource]gatedfield.Path, error) {
+	out := map[schema.GroupResource]gatedfield.Path{}
 	for r := range inv.Resources {
 		gr := schema.ParseGroupResource(r)
 		obj, err := newObject(gr)
@@ -875,7 +875,7 @@ func podTemplatePrefixes(inv *inventory.Inventory, newObject func(schema.GroupRe
 
 // findPodSpec returns the JSON path of the first corev1.PodSpec field in t,
 // depth first, or nil.
-func findPodSpec(t reflect.Type, prefix fieldpath.Path, depth int) fieldpath.Path {
+func findPodSpec(t reflect.Type, prefix gatedfield.Path, depth int) gatedfield.Path {
 	if depth > 6 || t.Kind() != reflect.Struct {
 		return nil
 	}
@@ -889,7 +889,7 @@ func findPodSpec(t reflect.Type, prefix fieldpath.Path, depth int) fieldpath.Pat
 		if f.Anonymous || name == "" || name == "-" || name == "metadata" || name == "status" {
 			continue
 		}
-		path := append(slices.Clone(prefix), fieldpath.Segment{Field: name})
+		path := append(slices.Clone(prefix), gatedfield.Segment{Field: name})
 		if ft == podSpecType {
 			return path
 		}
@@ -911,9 +911,9 @@ func taskName(prefix string, gr schema.GroupResource) string {
 }
 
 // podSpecPaths returns paths relative to a pod spec as paths of a pod.
-func podSpecPaths(rel []fieldpath.Path) []fieldpath.Path {
-	spec := fieldpath.Path{{Field: "spec"}}
-	out := make([]fieldpath.Path, len(rel))
+func podSpecPaths(rel []gatedfield.Path) []gatedfield.Path {
+	spec := gatedfield.Path{{Field: "spec"}}
+	out := make([]gatedfield.Path, len(rel))
 	for i, r := range rel {
 		out[i] = spec.Join(r)
 	}
@@ -922,7 +922,7 @@ func podSpecPaths(rel []fieldpath.Path) []fieldpath.Path {
 
 // describePaths is joinPaths saying, after a path with kept values, which
 // values are left alone.
-func describePaths(ps []fieldpath.Path, keep map[string][]string) string {
+func describePaths(ps []gatedfield.Path, keep map[string][]string) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
 		s[i] = p.String()
@@ -933,7 +933,7 @@ func describePaths(ps []fieldpath.Path, keep map[string][]string) string {
 	return strings.Join(s, ", ")
 }
 
-func joinPaths(ps []fieldpath.Path) string {
+func joinPaths(ps []gatedfield.Path) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
 		s[i] = p.String()
@@ -965,7 +965,7 @@ func compareGR(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b
 // store of, the path of that pod spec in the version the inventory
 // compared it in (spec, template.spec, spec.template.spec, ...): where
 // derived tasks look for pod spec paths.
-func PodSpecPrefixes(catalog *storecatalog.Catalog) (map[schema.GroupResource]fieldpath.Path, error) {
+func PodSpecPrefixes(catalog *storecatalog.Catalog) (map[schema.GroupResource]gatedfield.Path, error) {
 	inv, err := inventory.Load()
 	if err != nil {
 		return nil, err

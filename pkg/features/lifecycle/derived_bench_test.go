@@ -27,7 +27,7 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
@@ -59,7 +59,7 @@ func BenchmarkClearTemplateField(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	clearer, err := pathClearer(inv, testCatalog(b), apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")}, nil)
+	clearer, err := pathClearer(inv, testCatalog(b), apps.Resource("deployments"), []gatedfield.Path{gatedfield.MustParse("spec.template.spec.resources")}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

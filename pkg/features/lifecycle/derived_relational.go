@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
@@ -59,7 +59,7 @@ func ValidatesWithGateOff(task string) bool {
 // field found under one resource holding a pod spec is applied to all of
 // them, but content kube-apiserver wrote (prepared) only to pod
 // templates, and not where the inventory says no task is needed.
-func relationalTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+func relationalTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]gatedfield.Path, gate string) ([]tasks.Task, error) {
 	held := heldRelational(inv, templates, gate)
 	var out []tasks.Task
 	for _, gr := range slices.SortedFunc(maps.Keys(held), compareGR) {
@@ -94,7 +94,7 @@ func HeldRelational(inv *inventory.Inventory, catalog *storecatalog.Catalog, gat
 }
 
 // heldRelational is HeldRelational with the pod spec prefixes known.
-func heldRelational(inv *inventory.Inventory, templates map[schema.GroupResource]fieldpath.Path, gate string) map[schema.GroupResource]map[string][]string {
+func heldRelational(inv *inventory.Inventory, templates map[schema.GroupResource]gatedfield.Path, gate string) map[schema.GroupResource]map[string][]string {
 	rel := inv.Relational(gate)
 	held := map[schema.GroupResource]map[string][]string{} // field -> probe
 	none := map[string]bool{}                              // "<resource> <pod spec relative field>"
@@ -106,12 +106,12 @@ func heldRelational(inv *inventory.Inventory, templates map[schema.GroupResource
 			held[gr][p] = probe
 		}
 	}
-	relative := func(gr schema.GroupResource, p string) (fieldpath.Path, bool) {
+	relative := func(gr schema.GroupResource, p string) (gatedfield.Path, bool) {
 		prefix, ok := templates[gr]
 		if !ok {
 			return nil, false
 		}
-		return fieldpath.MustParse(p).TrimPrefix(prefix) // checked by inventory.Parse
+		return gatedfield.MustParse(p).TrimPrefix(prefix) // checked by inventory.Parse
 	}
 	for gr, fields := range rel {
 		for p, r := range fields {
@@ -148,6 +148,6 @@ func heldRelational(inv *inventory.Inventory, templates map[schema.GroupResource
 
 // isTemplate reports whether a pod spec at prefix is a pod template's
 // (spec.template.spec, template.spec), not a pod's own.
-func isTemplate(prefix fieldpath.Path) bool {
+func isTemplate(prefix gatedfield.Path) bool {
 	return strings.Contains(prefix.String(), "template")
 }

@@ -31,7 +31,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
@@ -53,7 +53,7 @@ const derivedWaitForValidPrefix = "wait-for-valid-"
 // directions, a pod spec path found under one resource holding a pod spec
 // is applied to all of them. A resource catalog has no store of is not
 // waited for; the inventory still lists it.
-func stricterTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]fieldpath.Path, gate string) ([]tasks.Task, error) {
+func stricterTasks(inv *inventory.Inventory, catalog *storecatalog.Catalog, templates map[schema.GroupResource]gatedfield.Path, gate string) ([]tasks.Task, error) {
 	stricter := inv.Stricter(gate)
 	if len(stricter) == 0 {
 		return nil, nil

@@ -43,7 +43,7 @@ import (
 	podstore "k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/utils/ptr"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator/migratortest"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
 	"k8s.io/kubernetes/pkg/features/inventory"
@@ -211,11 +211,11 @@ func TestDerivedClearIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := fuzzer.FuzzerFor(apitesting.FuzzerFuncs, rand.NewSource(7), legacyscheme.Codecs).NilChance(0.2).NumElements(1, 2).MaxDepth(20)
-	deployment, err := pathClearer(inv, testCatalog(t), apps.Resource("deployments"), []fieldpath.Path{fieldpath.MustParse("spec.template.spec.resources")}, nil)
+	deployment, err := pathClearer(inv, testCatalog(t), apps.Resource("deployments"), []gatedfield.Path{gatedfield.MustParse("spec.template.spec.resources")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slice, err := pathClearer(inv, testCatalog(t), resourceapi.Resource("resourceslices"), []fieldpath.Path{fieldpath.MustParse("spec.sharedCounters")}, nil)
+	slice, err := pathClearer(inv, testCatalog(t), resourceapi.Resource("resourceslices"), []gatedfield.Path{gatedfield.MustParse("spec.sharedCounters")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,11 +321,11 @@ func ptrTo[T any](v T) *T { return &v }
 // only field was dropped is not cleared along with its other fields; the
 // field is.
 func TestDerivedClearsLeavesOnly(t *testing.T) {
-	got := leaves([]fieldpath.Path{
-		fieldpath.MustParse("spec.ephemeralContainers[*].lifecycle"),
-		fieldpath.MustParse("spec.ephemeralContainers[*].lifecycle.stopSignal"),
-		fieldpath.MustParse("spec.containers[*].lifecycle.stopSignal"),
-		fieldpath.MustParse("spec.resources"),
+	got := leaves([]gatedfield.Path{
+		gatedfield.MustParse("spec.ephemeralContainers[*].lifecycle"),
+		gatedfield.MustParse("spec.ephemeralContainers[*].lifecycle.stopSignal"),
+		gatedfield.MustParse("spec.containers[*].lifecycle.stopSignal"),
+		gatedfield.MustParse("spec.resources"),
 	})
 	if want := "spec.ephemeralContainers[*].lifecycle.stopSignal, spec.containers[*].lifecycle.stopSignal, spec.resources"; joinPaths(got) != want {
 		t.Errorf("leaves = %s, want %s", joinPaths(got), want)
@@ -383,8 +383,8 @@ func TestDerivedKeepsSidecars(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := fieldpath.MustParse("spec.initContainers[*].restartPolicy")
-	clearer, err := pathClearer(inv, testCatalog(t), podResource, []fieldpath.Path{path},
+	path := gatedfield.MustParse("spec.initContainers[*].restartPolicy")
+	clearer, err := pathClearer(inv, testCatalog(t), podResource, []gatedfield.Path{path},
 		map[string][]string{path.String(): inv.Gates[string(kubefeatures.ContainerRestartRules)].KeptValues(podResource, path.String())})
 	if err != nil {
 		t.Fatal(err)

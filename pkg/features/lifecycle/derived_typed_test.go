@@ -28,7 +28,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	apitesting "k8s.io/kubernetes/pkg/api/testing"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
@@ -39,7 +39,7 @@ const typedSeeds = 12
 // TestTypedClearMatchesUnstructured checks, for every field path of the
 // inventory (dropped fields with their kept values, and refused values),
 // that reading and clearing it directly in the internal object
-// (fieldpath.Compile) gives what the unstructured form gives: the same
+// (gatedfield.Compile) gives what the unstructured form gives: the same
 // answer of the holder, the same change reported, and the same object.
 // Objects are fuzzed with upstream's API fuzzers, and each path is also
 // run on objects the unstructured clear has emptied elsewhere.
@@ -49,7 +49,7 @@ func TestTypedClearMatchesUnstructured(t *testing.T) {
 		t.Fatal(err)
 	}
 	type pathKeep struct {
-		path fieldpath.Path
+		path gatedfield.Path
 		keep func(interface{}) bool
 		name string
 	}
@@ -58,12 +58,12 @@ func TestTypedClearMatchesUnstructured(t *testing.T) {
 		for gr, paths := range fp.FieldPaths() {
 			for _, p := range paths {
 				kept := fp.KeptValues(gr, p.String())
-				byResource[gr] = append(byResource[gr], pathKeep{path: p, keep: fieldpath.KeepStrings(kept), name: gate + " " + p.String()})
+				byResource[gr] = append(byResource[gr], pathKeep{path: p, keep: gatedfield.KeepStrings(kept), name: gate + " " + p.String()})
 			}
 		}
 		for gr, values := range inv.Refused(gate) {
 			for p, vs := range values {
-				byResource[gr] = append(byResource[gr], pathKeep{path: fieldpath.MustParse(p), keep: allBut(vs), name: gate + " refused " + p})
+				byResource[gr] = append(byResource[gr], pathKeep{path: gatedfield.MustParse(p), keep: allBut(vs), name: gate + " refused " + p})
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func TestTypedClearMatchesUnstructured(t *testing.T) {
 		}
 		for _, pk := range pks {
 			total++
-			paths, keeps := []fieldpath.Path{pk.path}, []func(interface{}) bool{pk.keep}
+			paths, keeps := []gatedfield.Path{pk.path}, []func(interface{}) bool{pk.keep}
 			gv, err := inv.Version(gr)
 			if err != nil {
 				t.Fatal(err)

@@ -28,7 +28,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	api "k8s.io/kubernetes/pkg/apis/core"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/fieldpath"
+	"k8s.io/kubernetes/pkg/featurelifecycle/gatedfield"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/features/inventory"
 )
@@ -48,7 +48,7 @@ var Guarded = sync.OnceValues(func() (map[schema.GroupResource]inventory.Guarded
 		return nil, err
 	}
 	out := map[schema.GroupResource]inventory.GuardedResource{}
-	add := func(gr schema.GroupResource, gate string, p fieldpath.Path, kept []string) error {
+	add := func(gr schema.GroupResource, gate string, p gatedfield.Path, kept []string) error {
 		r, ok := out[gr]
 		if !ok {
 			gv, err := inv.Version(gr)
@@ -62,7 +62,7 @@ var Guarded = sync.OnceValues(func() (map[schema.GroupResource]inventory.Guarded
 				return nil
 			}
 		}
-		r.Fields = append(r.Fields, inventory.GuardedField{Gate: featuregate.Feature(gate), Path: p, Keep: fieldpath.KeepStrings(kept)})
+		r.Fields = append(r.Fields, inventory.GuardedField{Gate: featuregate.Feature(gate), Path: p, Keep: gatedfield.KeepStrings(kept)})
 		out[gr] = r
 		return nil
 	}
@@ -86,7 +86,7 @@ var Guarded = sync.OnceValues(func() (map[schema.GroupResource]inventory.Guarded
 		}
 		for _, gr := range slices.SortedFunc(maps.Keys(templates), compareGR) {
 			for _, r := range slices.Sorted(maps.Keys(rel)) {
-				if err := add(gr, gate, templates[gr].Join(fieldpath.MustParse(r)), rel[r]); err != nil {
+				if err := add(gr, gate, templates[gr].Join(gatedfield.MustParse(r)), rel[r]); err != nil {
 					return nil, err
 				}
 			}

@@ -39,7 +39,8 @@ import (
 	"k8s.io/kubernetes/test/utils/featuretest"
 )
 
-// LivenessWindow is the apiservers' --feature-lifecycle-liveness-window:
+// LivenessWindow is the apiservers' livenessWindow (their
+// --feature-lifecycle-config-file):
 // just above the identity leases' 10 s renewal, so that failover is quick.
 const LivenessWindow = 15 * time.Second
 
@@ -53,12 +54,13 @@ const LivenessWindow = 15 * time.Second
 const TakeoverBound = LivenessWindow + LivenessWindow/2 + 10*time.Second
 
 // LifecycleFlags are the apiserver flags that serve the feature lifecycle,
-// with gates appended to FeatureLifecycle=true (",Gate=false,...") and
-// extra flags.
-func LifecycleFlags(gates string, extra ...string) []string {
-	return append([]string{"--feature-gates=FeatureLifecycle=true" + gates,
+// with gates appended to FeatureLifecycle=true (",Gate=false,...") and the
+// lifecycle configured with LivenessWindow and config, more fields of a
+// FeatureLifecycleConfiguration in YAML (empty: none).
+func LifecycleFlags(gates, config string) []string {
+	return []string{"--feature-gates=FeatureLifecycle=true" + gates,
 		"--runtime-config=features.k8s.io/v1alpha1=true",
-		"--feature-lifecycle-liveness-window=" + LivenessWindow.String()}, extra...)
+		framework.LifecycleConfigFlag("livenessWindow: " + LivenessWindow.String() + "\n" + config)}
 }
 
 // RollAPIServers restarts the apiservers one at a time with args(i), each
@@ -160,11 +162,8 @@ func Durations(ds []time.Duration) string {
 // MaxUnavailableStatefulSet on or off and the migration limited to qps
 // writes per second in pages of pageSize.
 func MigrationFlags(on bool, qps, pageSize int) []string {
-	return LifecycleFlags(","+featuretest.MigrationGate+"="+strconv.FormatBool(on),
-		"--feature-lifecycle-wait-for-uses-period=3s",
-		"--feature-migration-qps="+strconv.Itoa(qps),
-		"--feature-migration-burst=10",
-		"--feature-migration-page-size="+strconv.Itoa(pageSize))
+	return LifecycleFlags(","+featuretest.MigrationGate+"="+strconv.FormatBool(on), fmt.Sprintf(
+		"waitForUsesPeriod: 3s\nmigration:\n  qps: %d\n  burst: 10\n  pageSize: %d\n", qps, pageSize))
 }
 
 // TurnMigrationGateOff turns MaxUnavailableStatefulSet off the way an

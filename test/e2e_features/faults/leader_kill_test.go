@@ -36,7 +36,7 @@ import (
 // one of them.
 func TestLeaderOfManyFeaturesKilled(t *testing.T) {
 	begin := time.Now()
-	c := framework.StartCluster(t, framework.Options{APIServerFlags: LifecycleFlags("")})
+	c := framework.StartCluster(t, framework.Options{APIServerFlags: LifecycleFlags("", "")})
 	t.Logf("cluster up in %.1fs", time.Since(begin).Seconds())
 	clients := featuretest.NewClients(c.ClientConfigs()...)
 	ctx := context.Background()

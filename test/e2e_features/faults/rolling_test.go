@@ -49,7 +49,7 @@ func TestRollingFlagChange(t *testing.T) {
 		waitPeriod = 5 * time.Second
 	)
 	flags := func(on bool) []string {
-		return LifecycleFlags(","+gate+"="+strconv.FormatBool(on), "--feature-lifecycle-wait-for-uses-period="+waitPeriod.String())
+		return LifecycleFlags(","+gate+"="+strconv.FormatBool(on), "waitForUsesPeriod: "+waitPeriod.String()+"\n")
 	}
 	begin := time.Now()
 	c := framework.StartCluster(t, framework.Options{APIServerFlags: flags(true)})

@@ -19,6 +19,7 @@ package framework
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
 	"fmt"
@@ -222,7 +223,42 @@ func (c *Cluster) APIServerArgs(i int, flags ...string) []string {
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--v=2",
 	}
+	for _, f := range flags {
+		if err := c.writeLifecycleConfig(f); err != nil {
+			panic(err) // the cluster's directory is ours: a test cannot go on
+		}
+	}
 	return append(args, flags...)
+}
+
+// lifecycleConfigs holds, by file name, the feature lifecycle
+// configurations LifecycleConfigFlag made flags of.
+var lifecycleConfigs sync.Map
+
+// LifecycleConfigFlag returns the flag that passes a feature lifecycle
+// configuration to an apiserver (--feature-lifecycle-config-file): fields
+// are those of a FeatureLifecycleConfiguration in YAML. The file is written
+// into the cluster's credentials directory, which every container mounts,
+// when the apiserver's arguments are made (APIServerArgs).
+func LifecycleConfigFlag(fields string) string {
+	content := "apiVersion: featurelifecycle.config.k8s.io/v1alpha1\nkind: FeatureLifecycleConfiguration\n" + fields
+	name := fmt.Sprintf("feature-lifecycle-%x.yaml", sha256.Sum256([]byte(content)))
+	lifecycleConfigs.Store(name, content)
+	return "--feature-lifecycle-config-file=" + credentialsDir + "/" + name
+}
+
+// writeLifecycleConfig writes the file a flag of LifecycleConfigFlag
+// names into the cluster's directory.
+func (c *Cluster) writeLifecycleConfig(flag string) error {
+	name, ok := strings.CutPrefix(flag, "--feature-lifecycle-config-file="+credentialsDir+"/")
+	if !ok {
+		return nil
+	}
+	content, ok := lifecycleConfigs.Load(name)
+	if !ok {
+		return fmt.Errorf("%s: not made by LifecycleConfigFlag", flag)
+	}
+	return os.WriteFile(filepath.Join(c.dir, name), []byte(content.(string)), 0o644)
 }
 
 // ControllerManagerArgs returns the arguments of kube-controller-manager

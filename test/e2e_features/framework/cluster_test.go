@@ -43,7 +43,7 @@ func TestCluster(t *testing.T) {
 	// FeatureLifecycle is alpha: every component that reports turns it on.
 	gate := "--feature-gates=FeatureLifecycle=true"
 	c := StartCluster(t, Options{
-		APIServerFlags:         []string{gate, "--runtime-config=features.k8s.io/v1alpha1=true", "--feature-lifecycle-liveness-window=15s"},
+		APIServerFlags:         []string{gate, "--runtime-config=features.k8s.io/v1alpha1=true", LifecycleConfigFlag("livenessWindow: 15s\n")},
 		ControllerManagerFlags: []string{gate},
 		SchedulerFlags:         []string{gate},
 	})

@@ -19,6 +19,8 @@ package options
 import (
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	featuresoptions "k8s.io/features/options"
 )
 
@@ -34,16 +36,23 @@ func TestFeatureLifecycleFlags(t *testing.T) {
 	if !ok {
 		t.Fatal("no feature lifecycle flag set")
 	}
-	for _, name := range []string{featuresoptions.ReportQPSFlag, featuresoptions.ReportBurstFlag, featuresoptions.DesiredStateCacheFileFlag} {
-		if fs.Lookup(name) == nil {
-			t.Errorf("no --%s", name)
-		}
+	// The one flag kube-controller-manager needs: where it caches what it
+	// follows.
+	if n := countFlags(fs); n != 1 || fs.Lookup(featuresoptions.DesiredStateCacheFileFlag) == nil {
+		t.Errorf("%d flags, want --%s alone", n, featuresoptions.DesiredStateCacheFileFlag)
 	}
-	if err := fs.Parse([]string{"--feature-use-report-qps=7", "--feature-use-report-burst=14", "--feature-desired-state-cache-file=/tmp/cache.json"}); err != nil {
+	if err := fs.Parse([]string{"--feature-desired-state-cache-file=/tmp/cache.json"}); err != nil {
 		t.Fatal(err)
 	}
-	want := featuresoptions.Options{ReportQPS: 7, ReportBurst: 14, DesiredStateCacheFile: "/tmp/cache.json"}
+	want := featuresoptions.Options{DesiredStateCacheFile: "/tmp/cache.json"}
 	if *s.FeatureLifecycle != want {
 		t.Errorf("parsed %+v, want %+v", *s.FeatureLifecycle, want)
 	}
+}
+
+// countFlags returns how many flags fs has.
+func countFlags(fs *pflag.FlagSet) int {
+	n := 0
+	fs.VisitAll(func(*pflag.Flag) { n++ })
+	return n
 }

@@ -33,10 +33,10 @@ func TestFeatureLifecycleFlags(t *testing.T) {
 	if got, want := *o.FeatureLifecycle, (featuresoptions.Options{DesiredStateCacheFile: "/var/lib/kube-scheduler/feature-desired-state.json"}); got != want {
 		t.Errorf("defaults %+v, want %+v", got, want)
 	}
-	if err := fs.Parse([]string{"--feature-use-report-qps=7", "--feature-use-report-burst=14", "--feature-desired-state-cache-file="}); err != nil {
+	if err := fs.Parse([]string{"--feature-desired-state-cache-file="}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := *o.FeatureLifecycle, (featuresoptions.Options{ReportQPS: 7, ReportBurst: 14}); got != want {
+	if got, want := *o.FeatureLifecycle, (featuresoptions.Options{}); got != want {
 		t.Errorf("parsed %+v, want %+v", got, want)
 	}
 }

@@ -56,7 +56,7 @@ type gatedStore struct {
 // get past it (they serve requests). With FeatureLifecycle on (in
 // kube-apiserver, where the lifecycle's tasks run) the providers build these
 // resources themselves, wrapped to be served while their Feature is
-// Disabling (pkg/featurelifecycle/turningoffapi), and Build finds their
+// Disabling (pkg/featurelifecycle/servewhiledisabling), and Build finds their
 // stores through genericregistry.StoreAccessor, so the table is not used:
 // it serves processes without the feature lifecycle (the gate inventory
 // generator, unit tests).

@@ -47,7 +47,6 @@ import (
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
-	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
 	"k8s.io/kubernetes/pkg/features"
 	kubeletclient "k8s.io/kubernetes/pkg/kubelet/client"
 	admissionregistrationrest "k8s.io/kubernetes/pkg/registry/admissionregistration/rest"
@@ -111,6 +110,15 @@ type Config struct {
 	Gated bool
 }
 
+// Provider is a REST storage provider, as kube-apiserver's control plane
+// installs them (k8s.io/kubernetes/pkg/controlplane/apiserver.RESTStorageProvider,
+// which this package does not import: the control plane installs the
+// feature lifecycle, whose tests use this package).
+type Provider interface {
+	GroupName() string
+	NewRESTStorage(apiResourceConfigSource serverstorage.APIResourceConfigSource, restOptionsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error)
+}
+
 // Providers returns upstream's REST storage providers as kube-apiserver
 // lists them (k8s.io/kubernetes/pkg/controlplane.CompletedConfig.StorageProviders),
 // with features.k8s.io's while the process's FeatureLifecycle gate is on.
@@ -118,7 +126,7 @@ type Config struct {
 // allocators on etcd to be built, so it is replaced by one that builds the
 // same resources with the same constructors, except services unless
 // cfg.Services (see Config).
-func Providers(cfg Config) ([]controlplaneapiserver.RESTStorageProvider, error) {
+func Providers(cfg Config) ([]Provider, error) {
 	loopback := cfg.Loopback
 	if loopback == nil {
 		// Nothing listens there; nothing is sent.
@@ -138,7 +146,7 @@ func Providers(cfg Config) ([]controlplaneapiserver.RESTStorageProvider, error) 
 	}
 	// Never started: only the providers' post-start hooks use it.
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
-	providers := []controlplaneapiserver.RESTStorageProvider{
+	providers := []Provider{
 		coreProvider{GenericConfig: corerest.GenericConfig{LoopbackClientConfig: loopback, Informers: informerFactory}, services: cfg.Services},
 		apiserverinternalrest.StorageProvider{},
 		authenticationrest.RESTStorageProvider{},
@@ -271,7 +279,7 @@ var _ serverstorage.APIResourceConfigSource = AllResources{}
 // priority order, serving it, and its status subresource). With
 // cfg.Gated, the resources the provider builds only while their feature
 // gate is on are built whatever the gate (see gatedStores).
-func Build(catalog *storecatalog.Catalog, p controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) error {
+func Build(catalog *storecatalog.Catalog, p Provider, getter generic.RESTOptionsGetter, cfg Config) error {
 	info, err := p.NewRESTStorage(AllResources{}, getter)
 	if err != nil {
 		return fmt.Errorf("building the storage of group %q: %w", p.GroupName(), err)
@@ -312,7 +320,7 @@ func served(info genericapiserver.APIGroupInfo, gr schema.GroupResource) bool {
 
 // BuildAll builds the storage of every provider (see Build) into a new
 // catalog.
-func BuildAll(providers []controlplaneapiserver.RESTStorageProvider, getter generic.RESTOptionsGetter, cfg Config) (*storecatalog.Catalog, error) {
+func BuildAll(providers []Provider, getter generic.RESTOptionsGetter, cfg Config) (*storecatalog.Catalog, error) {
 	catalog := storecatalog.New()
 	for _, p := range providers {
 		if err := Build(catalog, p, getter, cfg); err != nil {

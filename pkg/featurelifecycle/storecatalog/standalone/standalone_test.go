@@ -27,10 +27,10 @@ import (
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
 
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 )
 
@@ -43,7 +43,7 @@ func names(c *storecatalog.Catalog) []string {
 }
 
 // build builds p's storage on NoStorage into a new catalog.
-func build(t *testing.T, p controlplaneapiserver.RESTStorageProvider, cfg Config) *storecatalog.Catalog {
+func build(t *testing.T, p Provider, cfg Config) *storecatalog.Catalog {
 	t.Helper()
 	c := storecatalog.New()
 	if err := Build(c, p, NoStorage{}, cfg); err != nil {
@@ -136,7 +136,7 @@ func TestEveryStoredResourceHasAStore(t *testing.T) {
 func TestGatedStoresFromTheProvider(t *testing.T) {
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
 		kubefeatures.StorageVersionMigrator: false, kubefeatures.FeatureLifecycle: true})
-	rs := build(t, svmrest.RESTStorageProvider{}, Config{}).Resources()
+	rs := build(t, svmrest.RESTStorageProvider{FeatureStates: featurestates.NewRegistry("kube-system")}, Config{}).Resources()
 	if len(rs) != 1 || rs[0].String() != "storageversionmigrations.storagemigration.k8s.io" || rs[0].Store == nil || rs[0].Store.CreateStrategy == nil {
 		t.Fatalf("with the gate off and FeatureLifecycle on, the provider built %+v", rs)
 	}

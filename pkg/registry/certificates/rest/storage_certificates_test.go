@@ -21,7 +21,8 @@ import (
 
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi/turningoffapitesting"
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
+	"k8s.io/kubernetes/pkg/featurelifecycle/servewhiledisabling/servewhiledisablingtesting"
 	"k8s.io/kubernetes/pkg/features"
 	certificatesrest "k8s.io/kubernetes/pkg/registry/certificates/rest"
 )
@@ -29,16 +30,18 @@ import (
 // TestServedWhileDisabling checks the provider's hooks for the
 // ClusterTrustBundle and PodCertificateRequest gates' resources.
 func TestServedWhileDisabling(t *testing.T) {
-	provider := certificatesrest.RESTStorageProvider{Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer()}
+	provider := func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
+		return certificatesrest.RESTStorageProvider{Authorizer: authorizerfactory.NewAlwaysAllowAuthorizer(), FeatureStates: s}
+	}
 	t.Run("ClusterTrustBundle", func(t *testing.T) {
-		turningoffapitesting.CheckProvider(t, provider, features.ClusterTrustBundle, map[string][]string{
+		servewhiledisablingtesting.CheckProvider(t, provider, features.ClusterTrustBundle, map[string][]string{
 			"v1":       {"clustertrustbundles"},
 			"v1beta1":  {"clustertrustbundles"},
 			"v1alpha1": {"clustertrustbundles"},
 		})
 	})
 	t.Run("PodCertificateRequest", func(t *testing.T) {
-		turningoffapitesting.CheckProvider(t, provider, features.PodCertificateRequest, map[string][]string{
+		servewhiledisablingtesting.CheckProvider(t, provider, features.PodCertificateRequest, map[string][]string{
 			"v1":      {"podcertificaterequests"},
 			"v1beta1": {"podcertificaterequests"},
 		})

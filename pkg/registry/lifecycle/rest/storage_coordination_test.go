@@ -19,7 +19,8 @@ package rest_test
 import (
 	"testing"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi/turningoffapitesting"
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
+	"k8s.io/kubernetes/pkg/featurelifecycle/servewhiledisabling/servewhiledisablingtesting"
 	"k8s.io/kubernetes/pkg/features"
 	lifecyclerest "k8s.io/kubernetes/pkg/registry/lifecycle/rest"
 )
@@ -27,7 +28,9 @@ import (
 // TestServedWhileDisabling checks the provider's hook for the
 // EvictionRequestAPI gate's resources.
 func TestServedWhileDisabling(t *testing.T) {
-	turningoffapitesting.CheckProvider(t, lifecyclerest.RESTStorageProvider{}, features.EvictionRequestAPI, map[string][]string{
+	servewhiledisablingtesting.CheckProvider(t, func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
+		return lifecyclerest.RESTStorageProvider{FeatureStates: s}
+	}, features.EvictionRequestAPI, map[string][]string{
 		"v1alpha1": {"evictionrequests", "evictions"},
 	})
 }

@@ -19,7 +19,8 @@ package rest_test
 import (
 	"testing"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi/turningoffapitesting"
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
+	"k8s.io/kubernetes/pkg/featurelifecycle/servewhiledisabling/servewhiledisablingtesting"
 	"k8s.io/kubernetes/pkg/features"
 	schedulingrest "k8s.io/kubernetes/pkg/registry/scheduling/rest"
 )
@@ -28,13 +29,17 @@ import (
 // GenericWorkload and CompositePodGroup gates' resources.
 func TestServedWhileDisabling(t *testing.T) {
 	t.Run("GenericWorkload", func(t *testing.T) {
-		turningoffapitesting.CheckProvider(t, schedulingrest.RESTStorageProvider{}, features.GenericWorkload, map[string][]string{
+		servewhiledisablingtesting.CheckProvider(t, func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
+			return schedulingrest.RESTStorageProvider{FeatureStates: s}
+		}, features.GenericWorkload, map[string][]string{
 			"v1beta1":  {"podgroups", "workloads"},
 			"v1alpha3": {"podgroups", "workloads"},
 		})
 	})
 	t.Run("CompositePodGroup", func(t *testing.T) {
-		turningoffapitesting.CheckProvider(t, schedulingrest.RESTStorageProvider{}, features.CompositePodGroup, map[string][]string{
+		servewhiledisablingtesting.CheckProvider(t, func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
+			return schedulingrest.RESTStorageProvider{FeatureStates: s}
+		}, features.CompositePodGroup, map[string][]string{
 			"v1alpha3": {"compositepodgroups"},
 		}, features.GenericWorkload, features.TopologyAwareWorkloadScheduling)
 	})

@@ -19,7 +19,8 @@ package rest_test
 import (
 	"testing"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi/turningoffapitesting"
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
+	"k8s.io/kubernetes/pkg/featurelifecycle/servewhiledisabling/servewhiledisablingtesting"
 	"k8s.io/kubernetes/pkg/features"
 	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
 )
@@ -29,7 +30,9 @@ import (
 // wrapped to be served while the gate's Feature is Disabling only when
 // FeatureLifecycle is on.
 func TestServedWhileDisabling(t *testing.T) {
-	turningoffapitesting.CheckProvider(t, svmrest.RESTStorageProvider{}, features.StorageVersionMigrator, map[string][]string{
+	servewhiledisablingtesting.CheckProvider(t, func(s *featurestates.Registry) servewhiledisablingtesting.Provider {
+		return svmrest.RESTStorageProvider{FeatureStates: s}
+	}, features.StorageVersionMigrator, map[string][]string{
 		"v1":      {"storageversionmigrations"},
 		"v1beta1": {"storageversionmigrations"},
 	})

@@ -41,11 +41,11 @@ const gate = "TestCanaryOnAPIServers"
 
 // flags are the apiservers' flags: the gate is Dynamic, and off until its
 // Feature says otherwise.
-func flags() []string {
+func flags(t testing.TB) []string {
 	return []string{"--feature-gates=FeatureLifecycle=true," + gate + "=false",
 		"--runtime-config=features.k8s.io/v1alpha1=true",
 		"--feature-lifecycle-dynamic-gates=" + gate,
-		"--feature-lifecycle-liveness-window=" + harness.LivenessWindow.String()}
+		harness.Lifecycle{LivenessWindow: harness.LivenessWindow}.Flag(t)}
 }
 
 // snapshot is what the test saw at one moment: the Feature's rollout and
@@ -210,7 +210,7 @@ func TestCanaryOnAPIServers(t *testing.T) {
 	servers := make([]*harness.APIServerProcess, len(hosts))
 	clients := make([]kubernetes.Interface, len(hosts))
 	for i, h := range hosts {
-		servers[i] = harness.StartAPIServerBinary(t, binary, h, prefix, nil, flags()...)
+		servers[i] = harness.StartAPIServerBinary(t, binary, h, prefix, nil, flags(t)...)
 		clients[i] = kubernetes.NewForConfigOrDie(servers[i].ClientConfig())
 	}
 	ids := make([]string, len(hosts))
@@ -262,7 +262,7 @@ func TestCanaryOnAPIServers(t *testing.T) {
 
 	// Rollouts back to Disabled whose canary restarts in the first step.
 	byID := func(id string) *harness.APIServerProcess { return servers[slices.Index(ids, id)] }
-	o.faultyRollout(t, clients[0], "stopped gracefully and started", func(canary string) { byID(canary).Restart(t, flags()...) })
+	o.faultyRollout(t, clients[0], "stopped gracefully and started", func(canary string) { byID(canary).Restart(t, flags(t)...) })
 	// Back and forth: the desired state back to Enabled ends the rolled back
 	// rollout at once.
 	began = time.Now()

@@ -53,14 +53,12 @@ var (
 
 // versionFlags are the flags of an apiserver emulating v; no gate but
 // FeatureLifecycle is set, so every value is the version's default.
-func versionFlags(v *version.Version) []string {
+func versionFlags(t testing.TB, v *version.Version) []string {
 	return []string{"--feature-gates=FeatureLifecycle=true",
 		"--runtime-config=features.k8s.io/v1alpha1=true",
 		"--emulated-version=" + v.String(),
-		"--feature-lifecycle-wait-for-uses-period=3s",
-		"--feature-lifecycle-residue-scan-interval=5s",
-		"--feature-lifecycle-residue-scan-page-interval=200ms",
-		"--feature-lifecycle-liveness-window=" + harness.LivenessWindow.String()}
+		harness.Lifecycle{WaitForUsesPeriod: 3 * time.Second, ResidueScanInterval: 5 * time.Second,
+			ResidueScanPageInterval: 200 * time.Millisecond, LivenessWindow: harness.LivenessWindow}.Flag(t)}
 }
 
 // gateAt returns the gate of the test process emulating v.
@@ -117,7 +115,7 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 		t.Fatalf("%s must be off at %s and on at %s: %t, %t", versionGate, versionLow, versionHigh, low[name], high[name])
 	}
 
-	apiserver := harness.StartAPIServerProcess(t, "emulation-change", prefix, versionFlags(versionLow)...)
+	apiserver := harness.StartAPIServerProcess(t, "emulation-change", prefix, versionFlags(t, versionLow)...)
 	c := featuretest.NewClients(apiserver.ClientConfig())
 	admin := c.Features[0]
 	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateDisabled, time.Minute)
@@ -154,7 +152,7 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 		w := featuretest.WatchFeature(t, c, name)
 		storageWatch := featuretest.WatchFeature(t, c, featuresv1alpha1.FeatureName(storageGate))
 		start := time.Now()
-		apiserver.Restart(t, versionFlags(step.to)...)
+		apiserver.Restart(t, versionFlags(t, step.to)...)
 		ready := time.Now()
 		checkStorageMigration(t, c, etcd, prefix, step.to, step.storageTask, storageWatch, ready)
 		f := featuretest.WaitForConverged(t, admin, name, step.final, 2*time.Minute)
@@ -313,7 +311,7 @@ func TestEmulationVersionRolling(t *testing.T) {
 	hosts := []string{"version-a", "version-b", "version-c"}
 	servers := make([]*harness.APIServerProcess, len(hosts))
 	for i, h := range hosts {
-		servers[i] = harness.StartAPIServerProcess(t, h, prefix, versionFlags(versionLow)...)
+		servers[i] = harness.StartAPIServerProcess(t, h, prefix, versionFlags(t, versionLow)...)
 	}
 	c := featuretest.NewClients(harness.ConfigsOf(servers)...)
 	admin := c.Features[0]
@@ -424,7 +422,7 @@ func TestEmulationVersionRolling(t *testing.T) {
 		at[id] = versionLow
 	}
 	for i := range servers {
-		servers[i].Restart(t, versionFlags(versionHigh)...)
+		servers[i].Restart(t, versionFlags(t, versionHigh)...)
 		at[ids[i]] = versionHigh
 		if i < len(servers)-1 {
 			phase := fmt.Sprintf("up, %d of %d at %s", i+1, len(servers), versionHigh)
@@ -444,7 +442,7 @@ func TestEmulationVersionRolling(t *testing.T) {
 	// Down, one at a time: the rewrite to the old storage version is
 	// queued at the first step and waits for the others.
 	for i := range servers {
-		servers[i].Restart(t, versionFlags(versionLow)...)
+		servers[i].Restart(t, versionFlags(t, versionLow)...)
 		at[ids[i]] = versionLow
 		if i == len(servers)-1 {
 			break

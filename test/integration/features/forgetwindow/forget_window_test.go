@@ -50,9 +50,9 @@ func TestForgetWindowAcrossLeaderRestart(t *testing.T) {
 		harness.RecordSkip(t, "the whole test", why)
 		t.Skip(why)
 	}
-	flags := func(value string) []string {
-		return append(harness.DisagreeingFlags(value), "--feature-lifecycle-forget-window="+forgetWindow.String())
-	}
+	lc := harness.Disagreeing
+	lc.ForgetWindow = forgetWindow
+	flags := func(value string) []string { return harness.DisagreeingFlags(t, value, lc) }
 	prefix := harness.SharedEtcd().Prefix
 	on := harness.StartAPIServerProcess(t, "forget-on", prefix, flags("true")...)
 	off := harness.StartAPIServerProcess(t, "forget-off", prefix, flags("true")...)

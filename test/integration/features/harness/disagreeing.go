@@ -37,13 +37,16 @@ const DisagreeingWaitPeriod = 20 * time.Second
 // (beta, default on, not locked, no dependents), as in package transitions.
 const FlippableGate = "PodDeletionCost"
 
+// Disagreeing is the lifecycle configuration of apiservers that may
+// disagree on FlippableGate.
+var Disagreeing = Lifecycle{WaitForUsesPeriod: DisagreeingWaitPeriod, LivenessWindow: LivenessWindow}
+
 // DisagreeingFlags are the flags of apiservers that may disagree on
-// FlippableGate, with FlippableGate=value.
-func DisagreeingFlags(value string) []string {
+// FlippableGate, with FlippableGate=value and the lifecycle configuration
+// lc (Disagreeing, or a variant of it).
+func DisagreeingFlags(t testing.TB, value string, lc Lifecycle) []string {
 	return []string{"--feature-gates=FeatureLifecycle=true," + FlippableGate + "=" + value,
-		"--runtime-config=features.k8s.io/v1alpha1=true",
-		"--feature-lifecycle-wait-for-uses-period=" + DisagreeingWaitPeriod.String(),
-		"--feature-lifecycle-liveness-window=" + LivenessWindow.String()}
+		"--runtime-config=features.k8s.io/v1alpha1=true", lc.Flag(t)}
 }
 
 // RollOne restarts one apiserver of several with FlippableGate set to
@@ -53,7 +56,7 @@ func DisagreeingFlags(value string) []string {
 func RollOne(t *testing.T, admin kubernetes.Interface, server *APIServerProcess, id, value string, held featuresv1alpha1.FeatureState) {
 	t.Helper()
 	name := featuresv1alpha1.FeatureName(FlippableGate)
-	server.Restart(t, DisagreeingFlags(value)...)
+	server.Restart(t, DisagreeingFlags(t, value, Disagreeing)...)
 	var f *featuresv1alpha1.Feature
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		var err error

@@ -37,7 +37,7 @@ import (
 	"k8s.io/kubernetes/pkg/featurelifecycle"
 )
 
-// LivenessWindow is a liveness window (--feature-lifecycle-liveness-window)
+// LivenessWindow is a liveness window (Lifecycle.LivenessWindow)
 // just above the identity leases' 10 s renewal, so that a killed
 // apiserver's Features fail over quickly in tests with several apiservers.
 const LivenessWindow = 15 * time.Second

@@ -290,7 +290,7 @@ func (r *results) report(t *testing.T, gates []featuregate.Feature, known int) {
 func onUseOff(t *testing.T, gates []featuregate.Feature, fixtures map[featuregate.Feature][]*unstructured.Unstructured, extra []string, res *results) {
 	ctx := context.Background()
 	flags := func(gates []featuregate.Feature, on bool) []string {
-		return append(flags(gates, on), extra...)
+		return append(flags(t, gates, on), extra...)
 	}
 	prefix := harness.SharedEtcd().Prefix
 	apiserver := harness.StartAPIServerProcess(t, "lifecycle", prefix, flags(gates, true)...)
@@ -521,7 +521,7 @@ func registeredGates() []featuregate.Feature {
 // flags turns every registered gate on (with what it takes to use all it
 // guards, TurnsOn: what it depends on, and the gates that depend on it, whose
 // fields the inventory records under it) or off (with what depends on it).
-func flags(gates []featuregate.Feature, on bool) []string {
+func flags(t testing.TB, gates []featuregate.Feature, on bool) []string {
 	values := map[featuregate.Feature]bool{"FeatureLifecycle": true}
 	known := utilfeature.DefaultFeatureGate.DeepCopy().GetAll()
 	for _, g := range gates {
@@ -542,9 +542,8 @@ func flags(gates []featuregate.Feature, on bool) []string {
 	}
 	slices.Sort(list)
 	return []string{"--feature-gates=" + strings.Join(list, ","),
-		"--feature-lifecycle-wait-for-uses-period=" + waitPeriod.String(),
-		"--feature-lifecycle-residue-scan-interval=" + residueScanInterval.String(),
-		"--feature-lifecycle-residue-scan-page-interval=200ms"}
+		harness.Lifecycle{WaitForUsesPeriod: waitPeriod, ResidueScanInterval: residueScanInterval,
+			ResidueScanPageInterval: 200 * time.Millisecond}.Flag(t)}
 }
 
 // runtimeConfig returns the --runtime-config flag that serves our group and

@@ -75,12 +75,11 @@ const (
 // both sides but for the gate: the features.k8s.io API and its controller,
 // upstream's StorageVersionMigration API (beta, off by default in 1.36), and
 // our migrator without a rate limit.
-func benchMigrationFlags(gateOn bool) []string {
+func benchMigrationFlags(t testing.TB, gateOn bool) []string {
 	return []string{
 		"--feature-gates=FeatureLifecycle=true,StorageVersionMigrator=true," + benchGate + "=" + strconv.FormatBool(gateOn),
 		"--runtime-config=features.k8s.io/v1alpha1=true,storagemigration.k8s.io/v1beta1=true",
-		"--feature-lifecycle-wait-for-uses-period=" + benchWaitForUses.String(),
-		"--feature-migration-qps=-1",
+		harness.Lifecycle{WaitForUsesPeriod: benchWaitForUses, MigrationQPS: -1}.Flag(t),
 	}
 }
 
@@ -141,7 +140,7 @@ func BenchmarkStatefulSetMigration(b *testing.B) {
 	n := benchObjects(b)
 	benchQuietKlog(b)
 	prefix := harness.SharedEtcd().Prefix
-	apiserver := harness.StartAPIServerProcess(b, "apiserver", prefix, benchMigrationFlags(true)...)
+	apiserver := harness.StartAPIServerProcess(b, "apiserver", prefix, benchMigrationFlags(b, true)...)
 	c := &benchCluster{apiserver: apiserver, etcdPrefix: prefix, kube: kubernetes.NewForConfigOrDie(apiserver.ClientConfig()),
 		features: featuresclient.NewForConfigOrDie(apiserver.ClientConfig()), n: n, gateOn: true}
 	start := time.Now()
@@ -356,7 +355,7 @@ func (c *benchCluster) ours(b *testing.B) {
 	var messages []string
 	for range b.N {
 		if !c.gateOn {
-			apiserver.Restart(b, benchMigrationFlags(true)...)
+			apiserver.Restart(b, benchMigrationFlags(b, true)...)
 			c.gateOn = true
 			benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateEnabled)
 			benchSetMaxUnavailable(b, kube, n)
@@ -364,7 +363,7 @@ func (c *benchCluster) ours(b *testing.B) {
 		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateEnabled)
 		w := benchWatchFeature(b, features, "kube-system", feature)
 		c.gateOn = false // from the restart on; it may fail
-		apiserver.Restart(b, benchMigrationFlags(false)...)
+		apiserver.Restart(b, benchMigrationFlags(b, false)...)
 		ready := time.Now()
 		busy := benchProbeGets(kube)
 		benchWaitForState(b, features, feature, featuresv1alpha1.FeatureStateDisabled)

@@ -55,14 +55,11 @@ const (
 
 // migrationFlags are the flags of the test's apiservers, with the gate on or
 // off.
-func migrationFlags(on bool) []string {
+func migrationFlags(t testing.TB, on bool) []string {
 	return []string{"--feature-gates=FeatureLifecycle=true," + migrationGate + "=" + strconv.FormatBool(on),
 		"--runtime-config=features.k8s.io/v1alpha1=true",
-		"--feature-lifecycle-wait-for-uses-period=3s",
-		"--feature-lifecycle-liveness-window=" + harness.LivenessWindow.String(),
-		"--feature-migration-qps=" + strconv.Itoa(migrationQPS),
-		"--feature-migration-burst=10",
-		"--feature-migration-page-size=" + strconv.Itoa(migrationPageSize)}
+		harness.Lifecycle{WaitForUsesPeriod: 3 * time.Second, LivenessWindow: harness.LivenessWindow,
+			MigrationQPS: migrationQPS, MigrationBurst: 10, MigrationPageSize: migrationPageSize}.Flag(t)}
 }
 
 // TestStorageMigration runs MaxUnavailableStatefulSet's ClearFields task over
@@ -95,7 +92,7 @@ func TestStorageMigration(t *testing.T) {
 	}
 	servers := make([]*harness.APIServerProcess, len(hosts))
 	for i, h := range hosts {
-		servers[i] = harness.StartAPIServerProcess(t, h, prefix, migrationFlags(true)...)
+		servers[i] = harness.StartAPIServerProcess(t, h, prefix, migrationFlags(t, true)...)
 	}
 	c := featuretest.NewClients(harness.ConfigsOf(servers)...)
 	name := featuresv1alpha1.FeatureName(migrationGate)
@@ -128,7 +125,7 @@ func TestStorageMigration(t *testing.T) {
 	for _, s := range servers {
 		start := time.Now()
 		s.Kill()
-		s.Flags = migrationFlags(false)
+		s.Flags = migrationFlags(t, false)
 		s.Start(t)
 		t.Logf("%s restarted with %s=false in %.1fs", s.Name, migrationGate, time.Since(start).Seconds())
 	}

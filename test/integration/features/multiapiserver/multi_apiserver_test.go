@@ -62,7 +62,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	hosts := []string{"apiserver-a", "apiserver-b", "apiserver-c"}
 	servers := make([]*harness.APIServerProcess, len(hosts))
 	for i, h := range hosts {
-		servers[i] = harness.StartAPIServerProcess(t, h, prefix, harness.DisagreeingFlags("true")...)
+		servers[i] = harness.StartAPIServerProcess(t, h, prefix, harness.DisagreeingFlags(t, "true", harness.Disagreeing)...)
 	}
 	admin := featuresclient.NewForConfigOrDie(servers[0].ClientConfig())
 	kube := kubernetes.NewForConfigOrDie(servers[0].ClientConfig())
@@ -88,7 +88,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	// holds WaitForUses until it reports the gate off.
 	kcm := newKCMReport(t, servers[0], harness.FlippableGate, true)
 	defer kcm.stop()
-	servers[2].Restart(t, harness.DisagreeingFlags("false")...)
+	servers[2].Restart(t, harness.DisagreeingFlags(t, "false", harness.Disagreeing)...)
 
 	// The transition starts; kill its leader in the middle of WaitForUses.
 	var started string
@@ -148,7 +148,7 @@ func TestMultipleAPIServers(t *testing.T) {
 	for i := range servers[:2] {
 		harness.RollOne(t, admin, servers[i], ids[i], "true", featuresv1alpha1.FeatureStateDisabled)
 	}
-	servers[2].Restart(t, harness.DisagreeingFlags("true")...)
+	servers[2].Restart(t, harness.DisagreeingFlags(t, "true", harness.Disagreeing)...)
 	ready := time.Now()
 	featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 	t.Logf("rolled back on: converged to Enabled %.1fs after the last apiserver was ready (wait period %s)", time.Since(ready).Seconds(), harness.DisagreeingWaitPeriod)

@@ -807,7 +807,7 @@ func TestReportingScale(t *testing.T) {
 		if w := fig.transition.writes["features"]; w > 20 {
 			t.Errorf("%d nodes: %d writes of Features in a transition, want a number that does not grow with the kubelets (at most 20)", n, w)
 		}
-		if window := featurelifecycle.DefaultControllerOptions().LivenessWindow; fig.converged > window+5*time.Second {
+		if window := featurelifecycle.DefaultConfig().LivenessWindow; fig.converged > window+5*time.Second {
 			t.Errorf("%d nodes: Disabled %v after the last kubelet switched, want within the liveness window (%v) plus 5s", n, fig.converged, window)
 		}
 	}

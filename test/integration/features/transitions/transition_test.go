@@ -46,7 +46,7 @@ func TestTransitionAcrossRestarts(t *testing.T) {
 	const period = 3 * time.Second
 	flags := func(value string) []string {
 		return []string{"--feature-gates=FeatureLifecycle=true," + transitionGate + "=" + value,
-			"--runtime-config=features.k8s.io/v1alpha1=true", "--feature-lifecycle-wait-for-uses-period=" + period.String()}
+			"--runtime-config=features.k8s.io/v1alpha1=true", harness.Lifecycle{WaitForUsesPeriod: period}.Flag(t)}
 	}
 	apiserver := harness.StartAPIServerProcess(t, "apiserver", harness.SharedEtcd().Prefix, flags("true")...)
 	admin := featuresclient.NewForConfigOrDie(apiserver.ClientConfig())

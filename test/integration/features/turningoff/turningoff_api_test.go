@@ -67,10 +67,10 @@ var (
 	svmGVR = storagemigrationv1.SchemeGroupVersion.WithResource("storageversionmigrations")
 )
 
-func turningOffFlags(on bool) []string {
+func turningOffFlags(t testing.TB, on bool) []string {
 	return []string{fmt.Sprintf("--feature-gates=FeatureLifecycle=true,%s=%t,%s=%t", pcrGate, on, svmGate, on),
 		"--runtime-config=features.k8s.io/v1alpha1=true",
-		"--feature-lifecycle-wait-for-uses-period=3s"}
+		harness.Lifecycle{WaitForUsesPeriod: 3 * time.Second}.Flag(t)}
 }
 
 // TestServedWhileDisabling turns off two gates that serve whole resources,
@@ -84,7 +84,7 @@ func turningOffFlags(on bool) []string {
 // not served (404) and is gone from discovery, as upstream.
 func TestServedWhileDisabling(t *testing.T) {
 	ctx := context.Background()
-	server := harness.StartAPIServerProcess(t, "turning-off-api", harness.SharedEtcd().Prefix, turningOffFlags(true)...)
+	server := harness.StartAPIServerProcess(t, "turning-off-api", harness.SharedEtcd().Prefix, turningOffFlags(t, true)...)
 	admin := server.ClientConfig()
 	kube := kubernetes.NewForConfigOrDie(admin)
 	features := featuresclient.NewForConfigOrDie(admin)
@@ -120,7 +120,7 @@ func TestServedWhileDisabling(t *testing.T) {
 	// Disabled: the resources are not served by upstream any more; the Features
 	// turn off and their waits hold them in Disabling.
 	restart := time.Now()
-	server.Restart(t, turningOffFlags(false)...)
+	server.Restart(t, turningOffFlags(t, false)...)
 	pcrFeature := waitForActiveTask(t, features, pcrGate, pcrHoldTask, time.Minute)
 	svmFeature := waitForActiveTask(t, features, svmGate, svmHoldTask, time.Minute)
 	t.Logf("both Features held in Disabling %.1fs after the restart began; %s says: %s", time.Since(restart).Seconds(), svmHoldTask, svmFeature.Status.Tasks[0].Message)

@@ -34,19 +34,19 @@ import (
 	"k8s.io/features/report"
 )
 
-// Names of the flags AddFlags adds.
-const (
-	ReportQPSFlag             = "feature-use-report-qps"
-	ReportBurstFlag           = "feature-use-report-burst"
-	DesiredStateCacheFileFlag = "feature-desired-state-cache-file"
-)
+// DesiredStateCacheFileFlag is the name of the flag AddFlags adds.
+const DesiredStateCacheFileFlag = "feature-desired-state-cache-file"
 
-// Options are the flags of a component's feature lifecycle client: how fast
-// it reports the gates it uses, and where it caches the desired states it
-// follows. The zero value is valid: default rates, no cache.
+// Options are the options of a component's feature lifecycle client: how
+// fast it reports the gates it uses, and where it caches the desired states
+// it follows. The zero value is valid: default rates, no cache. Only the
+// cache is a flag (AddFlags): where a component may write is the
+// operator's; the report's rate is the reporter's (a report is written
+// only when a value changes), which a program embedding the client may
+// still set here.
 type Options struct {
 	// ReportQPS and ReportBurst bound the rate of the report's writes; 0
-	// means the reporter's default.
+	// means the reporter's default (5 and 10).
 	ReportQPS   float32
 	ReportBurst int
 	// DesiredStateCacheFile is where the desired states followed are
@@ -54,10 +54,8 @@ type Options struct {
 	DesiredStateCacheFile string
 }
 
-// AddFlags adds the flags of o to fs.
+// AddFlags adds the flag of o to fs: --feature-desired-state-cache-file.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
-	fs.Float32Var(&o.ReportQPS, ReportQPSFlag, o.ReportQPS, "Maximum number of writes per second this process makes to report which feature gates it checked (features.k8s.io, KEP-3920). 0 means the default, 5.")
-	fs.IntVar(&o.ReportBurst, ReportBurstFlag, o.ReportBurst, "Maximum burst of writes to report which feature gates this process checked. 0 means the default, 10.")
 	fs.StringVar(&o.DesiredStateCacheFile, DesiredStateCacheFileFlag, o.DesiredStateCacheFile, "Where this process keeps the desired state of the Features managed Central or Dynamic that it follows (features.k8s.io, KEP-3920), to start with them when no kube-apiserver can be reached. Empty: no cache.")
 }
 

@@ -61,11 +61,16 @@ func TestAddFlags(t *testing.T) {
 	if got := fs.Lookup(DesiredStateCacheFileFlag).DefValue; got != "/var/lib/x/cache.json" {
 		t.Errorf("the cache file's default is %q", got)
 	}
-	if err := fs.Parse([]string{"--feature-use-report-qps=7.5", "--feature-use-report-burst=20", "--feature-desired-state-cache-file="}); err != nil {
+	if err := fs.Parse([]string{"--feature-desired-state-cache-file="}); err != nil {
 		t.Fatal(err)
 	}
-	if o.ReportQPS != 7.5 || o.ReportBurst != 20 || o.DesiredStateCacheFile != "" {
+	if o.DesiredStateCacheFile != "" {
 		t.Errorf("parsed %+v", o)
+	}
+	for _, name := range []string{"feature-use-report-qps", "feature-use-report-burst"} {
+		if fs.Lookup(name) != nil {
+			t.Errorf("--%s is a flag: the report's rate is the reporter's", name)
+		}
 	}
 }
 

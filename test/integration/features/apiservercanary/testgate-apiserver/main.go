@@ -17,7 +17,7 @@ limitations under the License.
 // Command testgate-apiserver is kube-apiserver with one more feature gate,
 // TestCanaryOnAPIServers, which the lifecycle registry declares Dynamic,
 // applying while running, and safe to canary on apiservers. No gate of
-// v1.37.2 can canary on apiservers (canary.Gates says why), so the
+// v1.37.2 can canary on apiservers (rollout.Gates says why), so the
 // integration test of rollouts on apiservers brings its own. The gate
 // guards nothing: the test watches the apiservers' reports of it.
 package main
@@ -34,8 +34,8 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 
 	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+	"k8s.io/kubernetes/pkg/featurelifecycle/rollout"
 	"k8s.io/kubernetes/pkg/features/lifecycle"
-	"k8s.io/kubernetes/pkg/features/lifecycle/canary"
 )
 
 // Gate is the test-only gate.
@@ -48,6 +48,6 @@ func main() {
 		panic(err)
 	}
 	lifecycle.Managements[Gate] = lifecycle.Management{Dynamic: true, AppliesWhileRunning: true}
-	canary.Gates[Gate] = canary.APIServers
+	rollout.Gates[Gate] = rollout.APIServers
 	os.Exit(cli.Run(app.NewAPIServerCommand()))
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package turningoffapi
+package servewhiledisabling
 
 import (
 	"context"
@@ -45,6 +45,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/storagemigration"
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
 	"k8s.io/kubernetes/pkg/registry/registrytest"
 	svmstore "k8s.io/kubernetes/pkg/registry/storagemigration/storagemigration/storage"
 )
@@ -133,7 +134,7 @@ func is[T any](s rest.Storage) bool {
 // stores see of a ReadDelete.
 func TestReadDeleteInterfaces(t *testing.T) {
 	inner := &svmstore.REST{Store: &genericregistry.Store{}}
-	var s rest.Storage = newReadDelete(NewRegistry("kube-system"), testGate, inner)
+	var s rest.Storage = newReadDelete(featurestates.NewRegistry("kube-system"), testGate, inner)
 	for name, ok := range map[string]bool{
 		"NamedCreater": is[rest.NamedCreater](s),
 		"Connecter":    is[rest.Connecter](s),
@@ -189,7 +190,7 @@ func TestServedWhileDisabling(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	registry := NewRegistry("kube-system")
+	registry := featurestates.NewRegistry("kube-system")
 	h := install(t, newReadDelete(registry, testGate, storage))
 	version := "/apis/storagemigration.k8s.io/v1"
 	list := version + "/storageversionmigrations"

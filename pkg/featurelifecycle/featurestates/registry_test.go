@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package turningoffapi
+package featurestates
 
 import (
 	"context"
@@ -25,8 +25,11 @@ import (
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 )
+
+const testGate = "StorageVersionMigrator"
 
 func feature(gate, name string, state featuresv1alpha1.FeatureState) *featuresv1alpha1.Feature {
 	return &featuresv1alpha1.Feature{
@@ -36,7 +39,7 @@ func feature(gate, name string, state featuresv1alpha1.FeatureState) *featuresv1
 	}
 }
 
-// TestRegistryFollowsFeatures checks that a started registry answers
+// TestRegistryFollowsFeatures checks that a running registry answers
 // Disabling from the Features' states and calls a gate's handlers when
 // its answer changes, within a moment.
 func TestRegistryFollowsFeatures(t *testing.T) {
@@ -53,9 +56,11 @@ func TestRegistryFollowsFeatures(t *testing.T) {
 	if registry.Disabling(testGate) {
 		t.Fatal("Disabling before the registry is started")
 	}
-	if err := registry.Start(ctx, client); err != nil {
+	factory := informers.NewSharedInformerFactory(client, 0)
+	if err := registry.Run(ctx, factory.Features().V1alpha1().Features()); err != nil {
 		t.Fatal(err)
 	}
+	factory.Start(ctx.Done())
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) { return cond(), nil }); err != nil {

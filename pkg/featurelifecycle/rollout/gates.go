@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package canary says which gates can be rolled out to a few components
-// first (the KEP's canary follow-up) and where: the lifecycle registry's
-// entry for canaries, in a package of its own so that the admission plugin
-// that refuses the others can use it without the registry's tasks.
-package canary
+package rollout
+
+// Which gates can be rolled out to a few components first (the KEP's
+// canary follow-up) and where: the lifecycle registry's entry for
+// canaries, here beside the rollouts' state machine so that the admission
+// plugin that refuses the others can use it without the registry's tasks.
 
 import (
 	"fmt"

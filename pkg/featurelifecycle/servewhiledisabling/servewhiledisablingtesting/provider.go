@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package turningoffapitesting checks the hooks of the REST storage
+// Package servewhiledisablingtesting checks the hooks of the REST storage
 // providers that build, with their gate off, the resources served while the
 // gate's Feature is Disabling.
-package turningoffapitesting
+package servewhiledisablingtesting
 
 import (
 	"strings"
@@ -31,9 +31,9 @@ import (
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
+	"k8s.io/kubernetes/pkg/featurelifecycle/servewhiledisabling"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
-	"k8s.io/kubernetes/pkg/featurelifecycle/turningoffapi"
-	"k8s.io/kubernetes/pkg/features"
 )
 
 // Provider is a REST storage provider.
@@ -42,24 +42,29 @@ type Provider interface {
 }
 
 // CheckProvider checks, with every resource of every version enabled, that
-// provider builds the resources of gate (by version: the resource names)
-// as upstream with gate on (not wrapped) and with gate and FeatureLifecycle
-// off (not at all), and with gate off and FeatureLifecycle on, wrapped by
-// turningoffapi.Storage for gate, without their subresources, backed by a
-// registry store and not served (no Feature is Disabling). deps are gates
-// gate depends on, kept on.
-func CheckProvider(t *testing.T, provider Provider, gate featuregate.Feature, resources map[string][]string, deps ...featuregate.Feature) {
+// the provider newProvider returns builds the resources of gate (by
+// version: the resource names) as upstream with gate on (not wrapped) and
+// with gate off and no registry of the Features' states (the feature
+// lifecycle off: not at all), and with gate off and a registry, wrapped by
+// servewhiledisabling.Storage for gate, without their subresources, backed
+// by a registry store and not served (no Feature is Disabling). deps are
+// gates gate depends on, kept on.
+func CheckProvider(t *testing.T, newProvider func(states *featurestates.Registry) Provider, gate featuregate.Feature, resources map[string][]string, deps ...featuregate.Feature) {
 	t.Helper()
 	build := func(gateOn, lifecycle bool) genericapiserver.APIGroupInfo {
 		t.Helper()
-		overrides := featuregatetesting.FeatureOverrides{gate: gateOn, features.FeatureLifecycle: lifecycle}
+		overrides := featuregatetesting.FeatureOverrides{gate: gateOn}
 		for _, dep := range deps {
 			overrides[dep] = true
 		}
 		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, overrides)
-		info, err := provider.NewRESTStorage(standalone.AllResources{}, standalone.NoStorage{})
+		var states *featurestates.Registry
+		if lifecycle {
+			states = featurestates.NewRegistry("kube-system")
+		}
+		info, err := newProvider(states).NewRESTStorage(standalone.AllResources{}, standalone.NoStorage{})
 		if err != nil {
-			t.Fatalf("building the storage with %s=%t, FeatureLifecycle=%t: %v", gate, gateOn, lifecycle, err)
+			t.Fatalf("building the storage with %s=%t, feature lifecycle %t: %v", gate, gateOn, lifecycle, err)
 		}
 		return info
 	}
@@ -80,7 +85,7 @@ func CheckProvider(t *testing.T, provider Provider, gate featuregate.Feature, re
 				s, ok := info.VersionedResourcesStorageMap[version][name]
 				if !ok {
 					t.Errorf("%s on, FeatureLifecycle=%t: %s/%s is not built", gate, lifecycle, version, name)
-				} else if _, wrapped := s.(*turningoffapi.ReadDelete); wrapped {
+				} else if _, wrapped := s.(*servewhiledisabling.ReadDelete); wrapped {
 					t.Errorf("%s on, FeatureLifecycle=%t: %s/%s is wrapped", gate, lifecycle, version, name)
 				}
 			}
@@ -107,9 +112,9 @@ func CheckProvider(t *testing.T, provider Provider, gate featuregate.Feature, re
 				t.Errorf("%s off, FeatureLifecycle on: %s/%s is not built", gate, version, name)
 				continue
 			}
-			r, ok := s.(*turningoffapi.ReadDelete)
+			r, ok := s.(*servewhiledisabling.ReadDelete)
 			if !ok {
-				t.Errorf("%s off, FeatureLifecycle on: %s/%s is a %T, not wrapped by turningoffapi.Storage", gate, version, name, s)
+				t.Errorf("%s off, FeatureLifecycle on: %s/%s is a %T, not wrapped by servewhiledisabling.Storage", gate, version, name, s)
 				continue
 			}
 			if r.Gate() != string(gate) || r.RegistryStore() == nil || r.Served() {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package turningoffapi
+package servewhiledisabling
 
 import (
 	"context"
@@ -33,26 +33,19 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
-	"k8s.io/kubernetes/pkg/features"
-)
 
-// Enabled reports whether the storage providers build, with its gate off, a
-// resource served only with its gate, to serve it while the gate's Feature
-// is Disabling: whether the FeatureLifecycle gate is on.
-func Enabled() bool {
-	return utilfeature.DefaultFeatureGate.Enabled(features.FeatureLifecycle)
-}
+	"k8s.io/kubernetes/pkg/featurelifecycle/featurestates"
+)
 
 // Storage returns storage, the REST storage of a resource its provider
 // builds only while gate is on, as it is served while gate is off: read and
-// delete only while gate's Feature is Disabling, not served otherwise
-// (see ReadDelete). Its subresources are not served.
-func Storage(gate featuregate.Feature, storage rest.Storage) rest.Storage {
-	return newReadDelete(defaultRegistry, string(gate), storage)
+// delete only while gate's Feature is Disabling in states, not served
+// otherwise (see ReadDelete). Its subresources are not served.
+func Storage(states *featurestates.Registry, gate featuregate.Feature, storage rest.Storage) rest.Storage {
+	return newReadDelete(states, string(gate), storage)
 }
 
 // ReadDelete is the REST storage of a resource served while its Feature is
@@ -65,7 +58,7 @@ func Storage(gate featuregate.Feature, storage rest.Storage) rest.Storage {
 // Allowed and the reason. It is served (rest.ConditionallyServed) only
 // while the Feature of its gate is Disabling.
 type ReadDelete struct {
-	registry *Registry
+	registry *featurestates.Registry
 	gate     string
 	resource schema.GroupResource
 	// storage is the resource's REST storage; store its registry store, if
@@ -92,7 +85,7 @@ var (
 	_ genericregistry.StoreAccessor = &ReadDelete{}
 )
 
-func newReadDelete(registry *Registry, gate string, storage rest.Storage) *ReadDelete {
+func newReadDelete(registry *featurestates.Registry, gate string, storage rest.Storage) *ReadDelete {
 	r := &ReadDelete{registry: registry, gate: gate, storage: storage}
 	if a, ok := storage.(genericregistry.StoreAccessor); ok {
 		r.store = a.RegistryStore()
@@ -164,7 +157,7 @@ func (r *ReadDelete) Categories() []string {
 }
 
 // unsupported is the error of a verb the resource's storage does not serve.
-func (r *ReadDelete) unsupported(verb string) error {
+func unsupported(r *ReadDelete, verb string) error {
 	return apierrors.NewMethodNotSupported(r.resource, verb)
 }
 
@@ -172,7 +165,7 @@ func (r *ReadDelete) unsupported(verb string) error {
 func (r *ReadDelete) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
 	s, ok := r.storage.(rest.Getter)
 	if !ok {
-		return nil, r.unsupported("get")
+		return nil, unsupported(r, "get")
 	}
 	return s.Get(ctx, name, options)
 }
@@ -189,7 +182,7 @@ func (r *ReadDelete) NewList() runtime.Object {
 func (r *ReadDelete) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
 	s, ok := r.storage.(rest.Lister)
 	if !ok {
-		return nil, r.unsupported("list")
+		return nil, unsupported(r, "list")
 	}
 	return s.List(ctx, options)
 }
@@ -206,7 +199,7 @@ func (r *ReadDelete) ConvertToTable(ctx context.Context, object runtime.Object, 
 func (r *ReadDelete) Watch(ctx context.Context, options *metainternalversion.ListOptions) (watch.Interface, error) {
 	s, ok := r.storage.(rest.Watcher)
 	if !ok {
-		return nil, r.unsupported("watch")
+		return nil, unsupported(r, "watch")
 	}
 	return s.Watch(ctx, options)
 }
@@ -216,7 +209,7 @@ func (r *ReadDelete) Watch(ctx context.Context, options *metainternalversion.Lis
 func (r *ReadDelete) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
 	s, ok := r.storage.(rest.GracefulDeleter)
 	if !ok {
-		return nil, false, r.unsupported("delete")
+		return nil, false, unsupported(r, "delete")
 	}
 	return s.Delete(ctx, name, deleteValidation, options)
 }
@@ -225,7 +218,7 @@ func (r *ReadDelete) Delete(ctx context.Context, name string, deleteValidation r
 func (r *ReadDelete) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
 	s, ok := r.storage.(rest.CollectionDeleter)
 	if !ok {
-		return nil, r.unsupported("deletecollection")
+		return nil, unsupported(r, "deletecollection")
 	}
 	return s.DeleteCollection(ctx, deleteValidation, options, listOptions)
 }
@@ -236,7 +229,7 @@ func (r *ReadDelete) Create(ctx context.Context, obj runtime.Object, _ rest.Vali
 	if m, err := meta.Accessor(obj); err == nil {
 		name = m.GetName()
 	}
-	return nil, r.refusal(ctx, "create", name, "")
+	return nil, refusal(r, "create", name, "")
 }
 
 // Update updates one object if the update only removes finalizers from
@@ -249,9 +242,9 @@ func (r *ReadDelete) Update(ctx context.Context, name string, objInfo rest.Updat
 	}
 	s, ok := r.storage.(rest.Updater)
 	if !ok {
-		return nil, false, r.refusal(ctx, verb, name, "")
+		return nil, false, refusal(r, verb, name, "")
 	}
-	refuse := func(why string) error { return r.refusal(ctx, verb, name, why) }
+	refuse := func(why string) error { return refusal(r, verb, name, why) }
 	noCreate := func(context.Context, runtime.Object) error { return refuse("it would create an object") }
 	return s.Update(ctx, name, &finalizersOnly{UpdatedObjectInfo: objInfo, refuse: refuse}, noCreate, updateValidation, false, options)
 }
@@ -259,7 +252,7 @@ func (r *ReadDelete) Update(ctx context.Context, name string, objInfo rest.Updat
 // refusal is the error of a write that is not served while the Feature is
 // Disabling; why, if set, says what an update does besides removing
 // finalizers.
-func (r *ReadDelete) refusal(_ context.Context, verb, name, why string) error {
+func refusal(r *ReadDelete, verb, name, why string) error {
 	msg := fmt.Sprintf("%s: %s is not allowed: Feature %s/%s (gate %s) is %s, and its resource is served only to read and delete the objects stored while it was on (get, list, watch, delete, deletecollection, and updates that only remove finalizers)",
 		r.resource.String(), verb, r.registry.Namespace(), featuresv1alpha1.FeatureName(r.gate), r.gate, featuresv1alpha1.FeatureStateDisabling)
 	if why != "" {

@@ -14,14 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package fieldpath reads and clears fields of objects by the JSON paths the
+// Package gatedfield reads and clears fields of objects by the JSON paths the
 // gate inventory (pkg/features/inventory) records, such as
 // "spec.volumes[*].projected.sources[*].podCertificate": dot-separated
 // field names, each optionally followed by [*] for every element of a list
 // or every value of a map. Objects are in their unstructured form
 // (runtime.DefaultUnstructuredConverter) of the version the path is written
 // in.
-package fieldpath
+package gatedfield
 
 import (
 	"fmt"
