@@ -15,9 +15,10 @@
 #                      period, by verb and resource (-v prints them)
 #
 # and the table is printed as Markdown, with the machine's load average
-# before and after. The CPU figures come from /proc/<pid>/stat.
+# before and after, under the header of a docs/figures data file. The CPU
+# figures come from /proc/<pid>/stat.
 #
-# Usage: hack/measure-idle.sh [-v]
+# Usage: hack/measure-idle.sh [-v] [> docs/figures/idle.txt]
 # Environment: IDLE (seconds, default 120), ROUNDS (how many times each
 #   mode is measured, alternating on and off; default 1), SKIP_BUILD=true
 #   (use _output/bin/kube-apiserver as it is), KEEP=true (keep the
@@ -28,6 +29,7 @@
 #   the gate-on runs as --feature-lifecycle-config-file).
 set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "${FEATUREFLAGS_ROOT}/hack/lib/figures.sh"
 
 verbose=false
 [[ "${1:-}" == "-v" ]] && verbose=true
@@ -146,8 +148,7 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 row() { printf '| %s | %s | %s |\n' "$1" "$(echo ${result[on,$2]} | sed 's/ \([0-9]\)/, \1/g')" "$(echo ${result[off,$2]} | sed 's/ \([0-9]\)/, \1/g')"; }
-echo "kube-apiserver $(git -C "${TREE}" describe --always --tags 2>/dev/null || true), ${features} Features, ${ROUNDS} round(s), load average before ${load_before}, after ${load_after}, $(nproc) CPUs"
-echo
+featureflags::figures::header hack/measure-idle.sh "kube-apiserver at idle, one etcd and nothing else, FeatureLifecycle on and off (same binary and etcd data), ${features} Features, ${ROUNDS} round(s) of ${IDLE} s, load average before ${load_before}, after ${load_after}"
 echo "| | on | off |"
 echo "|---|---|---|"
 row "RSS after restart, idle (MB)" rss

@@ -42,7 +42,7 @@ type customResources struct {
 // enqueues the Features it binds to, before and after.
 func newCustomResources(informer bindinginformers.CustomResourceFeatureBindingInformer, enqueue func(key string)) (*customResources, error) {
 	i := informer.Informer()
-	if err := i.AddIndexers(cache.Indexers{crbinding.ByFeature: crbinding.IndexByFeature}); err != nil {
+	if err := crbinding.AddFeatureIndex(i); err != nil {
 		return nil, err
 	}
 	changed := func(obj any) {

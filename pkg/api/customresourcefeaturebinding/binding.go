@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/cache"
 )
 
 // LegacyAnnotation is the annotation of a CustomResourceDefinition that
@@ -126,6 +127,21 @@ func For(binding *featuresv1alpha1.CustomResourceFeatureBinding, feature string)
 // ByFeature is the name of the index of CustomResourceFeatureBindings by
 // the Features they bind to (IndexByFeature).
 const ByFeature = "feature"
+
+// AddFeatureIndex adds the ByFeature index to informer, a shared informer of
+// CustomResourceFeatureBindings, unless another of its users (the
+// FeatureCustomFields admission plugin, the lifecycle controller: both read
+// kube-apiserver's shared informer factory) has added it already.
+func AddFeatureIndex(informer cache.SharedIndexInformer) error {
+	if _, ok := informer.GetIndexer().GetIndexers()[ByFeature]; ok {
+		return nil
+	}
+	err := informer.AddIndexers(cache.Indexers{ByFeature: IndexByFeature})
+	if _, ok := informer.GetIndexer().GetIndexers()[ByFeature]; ok {
+		return nil // added meanwhile, by the other user
+	}
+	return err
+}
 
 // IndexByFeature indexes a CustomResourceFeatureBinding by the Features its
 // bindings name, "<namespace>/<name>".

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 )
 
@@ -210,5 +211,20 @@ func TestFromUnstructured(t *testing.T) {
 		Kind: "Widget", Namespaced: true, Status: true}
 	if got != want {
 		t.Errorf("read %+v, want %+v", got, want)
+	}
+}
+
+// TestAddFeatureIndexTwice: the admission plugin and the lifecycle
+// controller share kube-apiserver's informer of bindings; each adds the
+// index, and the second finds it there instead of failing.
+func TestAddFeatureIndexTwice(t *testing.T) {
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &featuresv1alpha1.CustomResourceFeatureBinding{}, 0, cache.Indexers{})
+	for i := range 2 {
+		if err := AddFeatureIndex(informer); err != nil {
+			t.Fatalf("adding the index, time %d: %v", i+1, err)
+		}
+	}
+	if _, ok := informer.GetIndexer().GetIndexers()[ByFeature]; !ok {
+		t.Errorf("no %s index", ByFeature)
 	}
 }

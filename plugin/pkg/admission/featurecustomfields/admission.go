@@ -161,9 +161,7 @@ func (p *Plugin) SetExternalKubeInformerFactory(f informers.SharedInformerFactor
 	bindings := f.Features().V1alpha1().CustomResourceFeatureBindings()
 	p.bindingsLister = bindings.Lister()
 	p.bindings = bindings.Informer()
-	if _, ok := p.bindings.GetIndexer().GetIndexers()[crbinding.ByFeature]; !ok {
-		p.indexErr = p.bindings.AddIndexers(cache.Indexers{crbinding.ByFeature: crbinding.IndexByFeature})
-	}
+	p.indexErr = crbinding.AddFeatureIndex(p.bindings)
 }
 
 // SetAuthorizer sets the authorizer that decides who may bind to a
