@@ -19,7 +19,6 @@ package customresources
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,7 +28,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	crbinding "k8s.io/kubernetes/pkg/api/customresourcefeaturebinding"
 	"k8s.io/kubernetes/test/integration/authutil"
 	"k8s.io/kubernetes/test/integration/features/harness"
 )
@@ -47,9 +45,7 @@ func bindingManifest(crd, bindings string) string {
 // those the registry tells and those admission tells from the cluster, is
 // a field error that kubectl apply prints; kubectl explain documents it;
 // kubectl get prints its columns; server-side apply owns each binding by
-// name; a CRD that still carries the former annotation is warned about,
-// and kubectl features migrate-bindings turns the annotation into a
-// binding.
+// name. (TestMigrateBindings: the former annotation.)
 func TestBindingAPI(t *testing.T) {
 	ctx := context.Background()
 	apiserver := harness.StartAPIServerProcess(t, "apiserver", harness.SharedEtcd().Prefix,
@@ -149,46 +145,5 @@ func TestBindingAPI(t *testing.T) {
 	out, err = kubectl("explain", "customresourcefeaturebindings.spec.bindings.whenStored")
 	if err != nil || !strings.Contains(out, "Hold keeps the Feature Disabling") {
 		t.Errorf("kubectl explain customresourcefeaturebindings.spec.bindings.whenStored: %v\n%s", err, out)
-	}
-
-	// The former annotation: a warning, and the migration.
-	crd := `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.example.com
-  annotations:
-    ` + crbinding.LegacyAnnotation + `: '[{"path": "spec.color", "feature": "widgets-system/widget-colors"}]'
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: gadgets, kind: Gadget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, properties: {color: {type: string}}}
-`
-	out, err = apply(crd)
-	if want := "Warning: metadata.annotations[features.k8s.io/gated-fields] is no longer read and gates nothing: bind the fields with the customresourcefeaturebinding gadgets.example.com"; err != nil || !strings.Contains(out, want) {
-		t.Errorf("kubectl apply of a CRD with the former annotation: %v\n%s\nwant %q", err, out, want)
-	}
-	plugin := exec.Command(harness.BinaryOf(t, "kubectl-features", "./cmd/kubectl-features"),
-		"--kubeconfig="+harness.WriteKubeconfig(t, apiserver, harness.AdminToken, dir), "migrate-bindings")
-	migrated, err := plugin.CombinedOutput()
-	if err != nil || !strings.Contains(string(migrated), "customresourcefeaturebinding.features.k8s.io/gadgets.example.com applied; annotation removed") {
-		t.Fatalf("kubectl features migrate-bindings: %v\n%s", err, migrated)
-	}
-	t.Logf("kubectl features migrate-bindings:\n%s", migrated)
-	gadgets, err := admin.FeaturesV1alpha1().CustomResourceFeatureBindings().Get(ctx, "gadgets.example.com", metav1.GetOptions{})
-	if err != nil || len(gadgets.Spec.Bindings) != 1 || gadgets.Spec.Bindings[0].Path != "spec.color" || gadgets.Spec.Bindings[0].WhenStored != "Clear" {
-		t.Errorf("the migrated binding: %+v, %v", gadgets, err)
-	}
-	got, err := apiextensionsclient.NewForConfigOrDie(cfg).ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "gadgets.example.com", metav1.GetOptions{})
-	if err != nil || got.Annotations[crbinding.LegacyAnnotation] != "" {
-		t.Errorf("the migrated CRD still carries the annotation: %v, %v", got.Annotations, err)
 	}
 }
