@@ -30,6 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
+
+	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 )
 
 // The UpgradeSafe and DowngradeSafe conditions of a Feature that is Enabled and
@@ -104,6 +106,11 @@ func (s *residueScanner) countUses(ctx context.Context) (int, error) {
 			}
 		}
 		store, err := s.stores.Store(gr)
+		if migrator.IsNotServed(err) {
+			// Not served here (at this emulated version, say): nothing
+			// reaches its stored objects, as no task reaches them.
+			continue
+		}
 		if err != nil {
 			return read, err
 		}

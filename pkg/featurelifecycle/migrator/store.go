@@ -22,6 +22,8 @@ package migrator
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,4 +57,27 @@ type StatusStores interface {
 	// has none. The Store says which subresource it writes through with a
 	// method Subresource() string, named in each write's request info.
 	StatusStore(gr schema.GroupResource) (Store, error)
+}
+
+// NotServedError is the error of Stores and StatusStores for a resource the
+// apiserver does not serve at all: not at its emulated version
+// (--emulated-version), or not enabled (--runtime-config). Objects stored
+// while it was served stay in etcd, where no request reads or writes them,
+// until an apiserver serves it again; a Feature's tasks cannot reach them
+// either, and the lifecycle tells them apart from a resource served
+// without a registry store, which is an error.
+type NotServedError struct {
+	// Resource is the resource that is not served.
+	Resource schema.GroupResource
+}
+
+// Error names the resource and why its objects are out of reach.
+func (e *NotServedError) Error() string {
+	return fmt.Sprintf("%s is not served by this apiserver (not at its emulated version, or not enabled by --runtime-config): objects stored while it was served stay in etcd, out of every request's reach, until it is served again", e.Resource.String())
+}
+
+// IsNotServed reports whether err is, or wraps, a *NotServedError.
+func IsNotServed(err error) bool {
+	var e *NotServedError
+	return errors.As(err, &e)
 }

@@ -181,7 +181,7 @@ func (c *Catalog) WithoutStore() []NoStore {
 func (c *Catalog) NewObject(gr schema.GroupResource) (runtime.Object, error) {
 	r, ok := c.Lookup(gr)
 	if !ok {
-		return nil, unsupported(gr)
+		return nil, c.unsupported(gr)
 	}
 	return r.Store.New(), nil
 }
@@ -193,7 +193,7 @@ func (c *Catalog) NewObject(gr schema.GroupResource) (runtime.Object, error) {
 func (c *Catalog) CreateValidation(gr schema.GroupResource) (func(ctx context.Context, obj runtime.Object) field.ErrorList, error) {
 	r, ok := c.Lookup(gr)
 	if !ok {
-		return nil, unsupported(gr)
+		return nil, c.unsupported(gr)
 	}
 	return r.Store.CreateStrategy.Validate, nil
 }
@@ -212,7 +212,7 @@ func (c *Catalog) HasStatus(gr schema.GroupResource) bool {
 func (c *Catalog) Store(gr schema.GroupResource) (migrator.Store, error) {
 	r, ok := c.Lookup(gr)
 	if !ok {
-		return nil, unsupported(gr)
+		return nil, c.unsupported(gr)
 	}
 	return r.Store, nil
 }
@@ -223,7 +223,7 @@ func (c *Catalog) Store(gr schema.GroupResource) (migrator.Store, error) {
 func (c *Catalog) StatusStore(gr schema.GroupResource) (migrator.Store, error) {
 	r, ok := c.Lookup(gr)
 	if !ok {
-		return nil, unsupported(gr)
+		return nil, c.unsupported(gr)
 	}
 	if r.Status == nil {
 		return nil, fmt.Errorf("the feature lifecycle cannot write the status of %q: it has no status subresource", gr.String())
@@ -231,8 +231,18 @@ func (c *Catalog) StatusStore(gr schema.GroupResource) (migrator.Store, error) {
 	return StatusStore(r.Store, r.Status), nil
 }
 
-func unsupported(gr schema.GroupResource) error {
-	return fmt.Errorf("the feature lifecycle cannot reach the stored objects of %q: this apiserver serves it without a registry store, or not at all", gr.String())
+// unsupported is the error for gr, which has no registry store here: a
+// *migrator.NotServedError unless the apiserver serves gr without one.
+func (c *Catalog) unsupported(gr schema.GroupResource) error {
+	if c != nil {
+		c.mu.RLock()
+		_, without := c.without[gr]
+		c.mu.RUnlock()
+		if without {
+			return fmt.Errorf("the feature lifecycle cannot reach the stored objects of %q: this apiserver serves it without a registry store", gr.String())
+		}
+	}
+	return &migrator.NotServedError{Resource: gr}
 }
 
 // RegistryStore returns the registry store a REST storage is backed by

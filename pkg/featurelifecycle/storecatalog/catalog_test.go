@@ -167,9 +167,19 @@ func TestLookups(t *testing.T) {
 		func() error { _, err := c.Store(deployments); return err },
 		func() error { _, err := c.StatusStore(deployments); return err },
 	} {
-		if err := f(); err == nil || !strings.Contains(err.Error(), "deployments.apps") {
-			t.Errorf("a resource the catalog does not have: %v, want an error naming it", err)
+		if err := f(); err == nil || !strings.Contains(err.Error(), "deployments.apps") || !migrator.IsNotServed(err) {
+			t.Errorf("a resource the catalog does not have: %v, want a NotServedError naming it", err)
 		}
+	}
+	// A resource served without a registry store is an error of its own:
+	// its objects are served, but not through a store the lifecycle uses.
+	reviews := schema.GroupResource{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}
+	if err := c.Add(&genericapiserver.APIGroupInfo{PrioritizedVersions: []schema.GroupVersion{{Group: reviews.Group, Version: "v1"}},
+		VersionedResourcesStorageMap: map[string]map[string]rest.Storage{"v1": {reviews.Resource: review{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Store(reviews); err == nil || migrator.IsNotServed(err) || !strings.Contains(err.Error(), "without a registry store") {
+		t.Errorf("Store(%s) = %v, want an error saying it is served without a registry store", reviews, err)
 	}
 	var none *Catalog
 	if _, ok := none.Lookup(api.Resource("pods")); ok || none.Resources() != nil || none.HasStatus(api.Resource("pods")) {

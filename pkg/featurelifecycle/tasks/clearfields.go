@@ -332,6 +332,9 @@ type clearFieldsCheckpoint struct {
 	// Cleared the objects cleared by every finished pass.
 	Seen    int64 `json:"seen,omitempty"`
 	Cleared int64 `json:"cleared,omitempty"`
+	// NotServed are the resources skipped because the apiserver does not
+	// serve them (migrator.NotServedError): nothing reaches their objects.
+	NotServed []string `json:"notServed,omitempty"`
 	// Retries counts the passes that left objects uncleared.
 	Retries int64 `json:"retries,omitempty"`
 }
@@ -415,6 +418,17 @@ func (c *ClearFieldsTask) Step(ctx context.Context, env Env, _ *featuresv1alpha1
 	} else {
 		err = fmt.Errorf("this kube-apiserver lends no storage that writes status (%s)", target.key())
 	}
+	if migrator.IsNotServed(err) {
+		// Nothing reaches its stored objects: the other resources go on.
+		logger.Info("Skipping a resource this apiserver does not serve", "resource", target.key(), "err", err)
+		st.NotServed = append(st.NotServed, target.key())
+		st.Remaining, st.Migration = st.Remaining[1:], migrator.Checkpoint{}
+		if len(st.Remaining) == 0 {
+			return c.done(st), nil
+		}
+		return Outcome{Checkpoint: st.encode(), Progress: ellipsis.Shorten(c.progress(st, st.Remaining[0]), maxProgressBytes, ellipsis.AtEnd),
+			Message: ellipsis.Shorten(err.Error(), maxMessageBytes, ellipsis.AtEnd)}, nil
+	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("task %s: %w", c.name, err)
 	}
@@ -482,10 +496,14 @@ func (c *ClearFieldsTask) done(st clearFieldsCheckpoint) Outcome {
 		names = append(names, t.key())
 	}
 	slices.Sort(names)
+	message := c.words.done(st.Cleared, st.Seen, strings.Join(names, ", "))
+	if len(st.NotServed) > 0 {
+		message += fmt.Sprintf("; %s not served by this apiserver: objects stored while served stay out of every request's reach", strings.Join(st.NotServed, ", "))
+	}
 	return Outcome{
 		Done:       true,
 		Checkpoint: st.encode(),
 		Progress:   ellipsis.Shorten(fmt.Sprintf("done: %d seen, %d %s", st.Seen, st.Cleared, c.words.past), maxProgressBytes, ellipsis.AtEnd),
-		Message:    ellipsis.Shorten(c.words.done(st.Cleared, st.Seen, strings.Join(names, ", ")), maxMessageBytes, ellipsis.AtEnd),
+		Message:    ellipsis.Shorten(message, maxMessageBytes, ellipsis.AtEnd),
 	}
 }

@@ -105,6 +105,9 @@ func (d *deleteObjects) Step(ctx context.Context, env Env, _ *featuresv1alpha1.F
 		return Outcome{}, fmt.Errorf("task %s: this kube-apiserver lends no storage to tasks", d.name)
 	}
 	store, err := env.Stores.Store(d.gr)
+	if migrator.IsNotServed(err) {
+		return notServed(logger, err), nil
+	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("task %s: %w", d.name, err)
 	}

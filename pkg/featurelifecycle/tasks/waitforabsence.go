@@ -169,6 +169,9 @@ func (w *waitForAbsence[T]) Step(ctx context.Context, env Env, _ *featuresv1alph
 		return Outcome{}, fmt.Errorf("no storage to read %s from", w.gr)
 	}
 	store, err := env.Stores.Store(w.gr)
+	if migrator.IsNotServed(err) {
+		return notServed(logger, err), nil
+	}
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -317,4 +320,16 @@ func (cp absenceCheckpoint) message(noun, what string) string {
 		b.WriteString(", ...")
 	}
 	return ellipsis.Shorten(b.String(), maxMessageBytes, ellipsis.AtEnd)
+}
+
+// notServed is the outcome of a task over a resource the apiserver does not
+// serve (a migrator.NotServedError): done, its message saying that the
+// resource's stored objects, if any, stay where no request reaches them,
+// as the derived lifecycles leave such a resource out. The step of a
+// Feature's transition that moved the apiserver there already warned about
+// them: a Feature's DowngradeSafe condition names stored objects that a
+// lower version would leave behind.
+func notServed(logger klog.Logger, err error) Outcome {
+	logger.Info("The apiserver does not serve the resource; the task has nothing to reach", "err", err)
+	return Outcome{Done: true, Message: ellipsis.Shorten(err.Error(), maxMessageBytes, ellipsis.AtEnd)}
 }

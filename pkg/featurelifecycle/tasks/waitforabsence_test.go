@@ -57,6 +57,37 @@ func (s stores) Store(gr schema.GroupResource) (migrator.Store, error) {
 	return nil, fmt.Errorf("no store for %s", gr)
 }
 
+// notServedStores is the catalog of an apiserver that does not serve
+// anything, at its emulated version say.
+type notServedStores struct{}
+
+func (notServedStores) Store(gr schema.GroupResource) (migrator.Store, error) {
+	return nil, &migrator.NotServedError{Resource: gr}
+}
+
+func (n notServedStores) StatusStore(gr schema.GroupResource) (migrator.Store, error) {
+	return n.Store(gr)
+}
+
+// TestNotServed checks that the tasks over stored objects are done, saying
+// why, when the apiserver does not serve their resource: nothing reaches
+// its objects, as the derived lifecycles leave such a resource out.
+func TestNotServed(t *testing.T) {
+	enableClusterTrustBundleProjection(t)
+	f := &featuresv1alpha1.Feature{}
+	env := Env{Stores: notServedStores{}}
+	for _, task := range []Task{
+		WaitForAbsence("wait", "", podsResource, "clusterTrustBundle volumes", usesClusterTrustBundle),
+		DeleteObjects("delete", "", podsResource, &api.Pod{}),
+		ClearFields("clear", "", podsResource, func(p *api.Pod) bool { return false }),
+	} {
+		out, err := task.Step(context.Background(), env, f, Status(task), time.Now())
+		if err != nil || !out.Done || !strings.Contains(out.Message, "pods") || !strings.Contains(out.Message, "not served by this apiserver") {
+			t.Errorf("%s over a resource not served: %+v, %v; want done, saying so", task.Name(), out, err)
+		}
+	}
+}
+
 var podsResource = api.Resource("pods")
 
 // usesClusterTrustBundle is the predicate of the ClusterTrustBundleProjection

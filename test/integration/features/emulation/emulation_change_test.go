@@ -261,18 +261,26 @@ func featureStates(t *testing.T, admin featuresclient.Interface) map[string]feat
 // all Features in kube-system. It fails naming those that are not.
 func waitAllConverged(t *testing.T, admin featuresclient.Interface, values map[string]bool) map[string]featuresv1alpha1.FeatureState {
 	t.Helper()
-	var wrong []string
+	var wrong, why []string
 	var got map[string]featuresv1alpha1.FeatureState
 	err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		list, err := admin.FeaturesV1alpha1().Features("kube-system").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil
 		}
-		got, wrong = map[string]featuresv1alpha1.FeatureState{}, nil
+		got, wrong, why = map[string]featuresv1alpha1.FeatureState{}, nil, nil
 		for _, f := range list.Items {
 			got[f.Name] = f.Status.State
 			if on, ok := values[f.Name]; ok && (f.Status.State != stateOf(on) || string(f.Spec.DesiredState) != string(stateOf(on))) {
 				wrong = append(wrong, f.Name+"="+string(f.Status.State))
+				for _, task := range f.Status.Tasks {
+					why = append(why, fmt.Sprintf("%s: task %s: %s %s", f.Name, task.Name, task.Message, task.Progress))
+				}
+				for _, c := range f.Status.Conditions {
+					if c.Status != metav1.ConditionTrue {
+						why = append(why, fmt.Sprintf("%s: %s=%s %s: %s", f.Name, c.Type, c.Status, c.Reason, c.Message))
+					}
+				}
 			}
 		}
 		for n := range values {
@@ -283,7 +291,7 @@ func waitAllConverged(t *testing.T, admin featuresclient.Interface, values map[s
 		return len(wrong) == 0, nil
 	})
 	if err != nil {
-		t.Fatalf("Features not in the state of their value: %v", wrong)
+		t.Fatalf("Features not in the state of their value: %v\n%s", wrong, strings.Join(why, "\n"))
 	}
 	return got
 }

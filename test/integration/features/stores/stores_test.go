@@ -186,7 +186,7 @@ func TestResourceTheListNeverNamed(t *testing.T) {
 	}
 
 	server, catalog := startServer(t, "--runtime-config="+carps.GroupVersion().String()+"=true",
-		"--feature-lifecycle-dynamic-gates="+string(carpGate), "--feature-lifecycle-wait-for-uses-period=1s")
+		"--feature-lifecycle-dynamic-gates="+string(carpGate), harness.Lifecycle{WaitForUsesPeriod: time.Second}.Flag(t))
 	r, ok := catalog.Lookup(carps.GroupResource())
 	if !ok || r.Status == nil {
 		t.Fatalf("the server flow's store catalog has no store of %s (with its status subresource): %+v", carps.GroupResource(), r)

@@ -673,8 +673,8 @@ type FeatureReportSpec struct {
 	// leaseDurationSeconds is how long after renewTime the report counts
 	// as live when holderLease does not say so; the reporter renews the
 	// report well within it. Unset, a report without a renewed holderLease
-	// counts as live for kube-apiserver's
-	// --feature-lifecycle-wait-for-uses-period after renewTime.
+	// counts as live for the waitForUsesPeriod of kube-apiserver's
+	// feature lifecycle configuration after renewTime.
 	// +optional
 	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty" protobuf:"varint,5,opt,name=leaseDurationSeconds"`
 

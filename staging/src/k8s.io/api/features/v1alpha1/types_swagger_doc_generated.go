@@ -185,7 +185,7 @@ var map_FeatureReportSpec = map[string]string{
 	"identity":             "identity identifies the process among its component's: a kubelet's node name, a kube-apiserver's identity lease name, the host name of a kube-controller-manager or kube-scheduler. Required and immutable.",
 	"gates":                "gates are the gates the process checked and the values it found (kube-apiserver: every gate it knows, with its configured value), at most one entry per gate.",
 	"renewTime":            "renewTime is when the reporter last wrote or renewed the report.",
-	"leaseDurationSeconds": "leaseDurationSeconds is how long after renewTime the report counts as live when holderLease does not say so; the reporter renews the report well within it. Unset, a report without a renewed holderLease counts as live for kube-apiserver's --feature-lifecycle-wait-for-uses-period after renewTime.",
+	"leaseDurationSeconds": "leaseDurationSeconds is how long after renewTime the report counts as live when holderLease does not say so; the reporter renews the report well within it. Unset, a report without a renewed holderLease counts as live for the waitForUsesPeriod of kube-apiserver's feature lifecycle configuration after renewTime.",
 	"holderLease":          "holderLease names a Lease that the reporting process already renews (a kubelet's node lease, a kube-apiserver's identity lease): while it is renewed within its duration the report counts as live, and the reporter writes the report only when its values change.",
 	"startTime":            "startTime is when the reporting process started. A new startTime says the process restarted; a rollout in steps counts the restarts of its cohort from it.",
 }

@@ -44,8 +44,8 @@ type FeatureReportSpecApplyConfiguration struct {
 	// leaseDurationSeconds is how long after renewTime the report counts
 	// as live when holderLease does not say so; the reporter renews the
 	// report well within it. Unset, a report without a renewed holderLease
-	// counts as live for kube-apiserver's
-	// --feature-lifecycle-wait-for-uses-period after renewTime.
+	// counts as live for the waitForUsesPeriod of kube-apiserver's
+	// feature lifecycle configuration after renewTime.
 	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty"`
 	// holderLease names a Lease that the reporting process already renews
 	// (a kubelet's node lease, a kube-apiserver's identity lease): while it
