@@ -22,18 +22,24 @@ what=$1
 shift
 featureflags::figures::header hack/test-figures.sh "the figures logged by ${what}"
 # Messages are cut at 600 characters; a message spanning several lines
-# (a component's log tail) keeps its first line only.
+# (a component's log tail) keeps its first line only. Only the packages of
+# the feature lifecycle count (a package path with "features" in it: go
+# test prints each package's output whole, ending with its ok or FAIL
+# line), and of their lines only those of a _test.go file: upstream's test
+# server logs its flags with t.Logf from testserver.go.
 awk '
+  function flush(pkg) { if (pkg ~ /features/) printf "%s", buf; buf = "" }
+  /^(ok|FAIL|---)[ \t]+k8s\.io\// { flush($2); next }
   function top(name) { sub(/\/.*/, "", name); return name }
   function out(name, msg) {
     gsub(/[ \t]+$/, "", msg)
     if (length(msg) > 600) msg = substr(msg, 1, 597) "..."
-    if (msg != "") print name ": " msg
+    if (msg != "") buf = buf name ": " msg "\n"
   }
   /^=== (RUN|CONT|NAME|PAUSE) / { current = top($3); next }
   /^--- (PASS|FAIL|SKIP): / {
     name = $3
-    if (index(name, "/") == 0) { d = $4; gsub(/[()]/, "", d); print name ": " substr($2, 1, length($2) - 1) " (" d ")" }
+    if (index(name, "/") == 0) { d = $4; gsub(/[()]/, "", d); buf = buf name ": " substr($2, 1, length($2) - 1) " (" d ")\n" }
     next
   }
   /^Benchmark[^ \t]*$/ { current = top($1); next }
@@ -43,9 +49,9 @@ awk '
     out(name, rest)
     next
   }
-  /^ +[^ ]+\.go:[0-9]+: / {
+  /^ +[^ ]+_test\.go:[0-9]+: / {
     if (current == "") next
-    msg = $0; sub(/^ +[^ ]+\.go:[0-9]+: /, "", msg)
+    msg = $0; sub(/^ +[^ ]+_test\.go:[0-9]+: /, "", msg)
     out(current, msg)
   }
 ' "$@"

@@ -150,11 +150,20 @@ func (t *targets) publish(ctx context.Context, f *featuresv1alpha1.Feature, stat
 }
 
 // forget deletes the target of a Feature that is gone, when there is one
-// (the garbage collector does too, from its owner reference).
+// and a Feature controls it (the garbage collector does too, from its owner
+// reference). A target no Feature controls is not the lifecycle's: it is
+// left as it is, as controllers leave the objects they did not create.
 func (t *targets) forget(ctx context.Context, namespace, name string) error {
 	existing, err := t.lister.FeatureTargets(namespace).Get(name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
+	}
+	if existing == nil {
+		return nil
+	}
+	if owner := metav1.GetControllerOf(existing); owner == nil || owner.Kind != "Feature" ||
+		owner.APIVersion != featuresv1alpha1.SchemeGroupVersion.String() {
+		return nil
 	}
 	return t.delete(ctx, existing)
 }

@@ -145,3 +145,34 @@ func TestPublish(t *testing.T) {
 		t.Fatalf("the target of a CommandLine Feature was kept: %+v", got)
 	}
 }
+
+// TestForget checks that the target of a Feature that is gone is deleted
+// when the Feature controlled it, and that a target no Feature controls
+// (an administrator's, say) is left alone.
+func TestForget(t *testing.T) {
+	ctx := context.Background()
+	owned := &featuresv1alpha1.FeatureTarget{ObjectMeta: metav1.ObjectMeta{Name: "owned", Namespace: "kube-system", UID: "t-1",
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(&featuresv1alpha1.Feature{ObjectMeta: metav1.ObjectMeta{Name: "owned", UID: "f-1"}},
+			featuresv1alpha1.SchemeGroupVersion.WithKind("Feature"))}}}
+	unowned := &featuresv1alpha1.FeatureTarget{ObjectMeta: metav1.ObjectMeta{Name: "unowned", Namespace: "kube-system", UID: "t-2"}}
+	client := fake.NewClientset(owned, unowned)
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, o := range []*featuresv1alpha1.FeatureTarget{owned, unowned} {
+		if err := indexer.Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := &targets{client: client, lister: featureslisters.NewFeatureTargetLister(indexer)}
+	for _, name := range []string{"owned", "unowned", "absent"} {
+		if err := x.forget(ctx, "kube-system", name); err != nil {
+			t.Fatalf("forget(%s): %v", name, err)
+		}
+	}
+	api := client.FeaturesV1alpha1().FeatureTargets("kube-system")
+	if _, err := api.Get(ctx, "owned", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the target a gone Feature controlled is still there: %v", err)
+	}
+	if _, err := api.Get(ctx, "unowned", metav1.GetOptions{}); err != nil {
+		t.Errorf("a target no Feature controls was deleted: %v", err)
+	}
+}
