@@ -28,6 +28,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/featuregate"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
@@ -64,7 +65,7 @@ func BenchmarkResync(b *testing.B) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	clock := clocktesting.NewFakePassiveClock(now)
-	gate := utilfeature.DefaultMutableFeatureGate.DeepCopy()
+	gate := utilfeature.DefaultFeatureGate.(featuregate.MutableVersionedFeatureGate).DeepCopy()
 	client := featuresfake.NewClientset()
 	if err := (&Announcer{Client: client, Gate: gate, Namespace: KubeNamespace, Workers: 1}).AnnounceAll(ctx); err != nil {
 		b.Fatal(err)

@@ -133,7 +133,7 @@ func holds(g featuregate.Feature, task string, in tasks.Inspector, obj runtime.O
 // process's feature gate, and sets them back. The harness's tests do not
 // run in parallel.
 func withGateOff(g featuregate.Feature, f func()) {
-	gate := utilfeature.DefaultMutableFeatureGate
+	gate := utilfeature.DefaultFeatureGate.(featuregate.MutableVersionedFeatureGate)
 	known := gate.GetAll()
 	before, off := map[string]bool{}, map[string]bool{}
 	for _, d := range append(Dependents(gate, g), g) {

@@ -39,7 +39,7 @@ const carpGate featuregate.Feature = "LifecycleTestCarpHostnames"
 
 func TestMain(m *testing.M) {
 	// Before any server adds the gates to its flags.
-	if err := utilfeature.DefaultMutableFeatureGate.AddVersioned(map[featuregate.Feature]featuregate.VersionedSpecs{
+	if err := utilfeature.DefaultFeatureGate.(featuregate.MutableVersionedFeatureGate).AddVersioned(map[featuregate.Feature]featuregate.VersionedSpecs{
 		carpGate: {{Version: version.MajorMinor(1, 0), Default: true, PreRelease: featuregate.Beta}},
 	}); err != nil {
 		panic(err)
