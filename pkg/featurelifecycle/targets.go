@@ -23,6 +23,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	featuresinformers "k8s.io/client-go/informers"
 	featuresclient "k8s.io/client-go/kubernetes"
 	featureslisters "k8s.io/client-go/listers/features/v1alpha1"
@@ -161,8 +162,7 @@ func (t *targets) forget(ctx context.Context, namespace, name string) error {
 	if existing == nil {
 		return nil
 	}
-	if owner := metav1.GetControllerOf(existing); owner == nil || owner.Kind != "Feature" ||
-		owner.APIVersion != featuresv1alpha1.SchemeGroupVersion.String() {
+	if owner := metav1.GetControllerOf(existing); owner == nil || !isFeature(owner) {
 		return nil
 	}
 	return t.delete(ctx, existing)
@@ -182,4 +182,11 @@ func (t *targets) delete(ctx context.Context, existing *featuresv1alpha1.Feature
 		klog.FromContext(ctx).V(2).Info("Deleted the target of a Feature that no component follows", "featureTarget", klog.KObj(existing))
 	}
 	return err
+}
+
+// isFeature reports whether ref names a Feature, of any version of
+// features.k8s.io.
+func isFeature(ref *metav1.OwnerReference) bool {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return err == nil && gv.Group == featuresv1alpha1.GroupName && ref.Kind == "Feature"
 }
