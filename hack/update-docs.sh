@@ -24,7 +24,8 @@
 #                            docs/figures/idle.txt (its measuring script)
 #   inventory                the counts of the generated gate inventory
 #   test <Test>              the lines <Test> logged, from docs/figures/{unit,
-#                            integration,e2e,bench}.txt (hack/test-figures.sh)
+#                            integration,e2e-faults,e2e,bench}.txt
+#                            (hack/test-figures.sh)
 #
 # Usage: hack/update-docs.sh           rewrite the cheap data files and every block
 #        hack/update-docs.sh --check   change nothing; fail when a cheap data file
@@ -218,7 +219,7 @@ render_lines() {
 
 render_test() {
   local test=$1 file found=false
-  for file in "${FIGURES}"/unit.txt "${FIGURES}"/integration.txt "${FIGURES}"/e2e.txt "${FIGURES}"/bench.txt; do
+  for file in "${FIGURES}"/unit.txt "${FIGURES}"/integration.txt "${FIGURES}"/e2e-faults.txt "${FIGURES}"/e2e.txt "${FIGURES}"/bench.txt; do
     [[ -f "${file}" ]] || continue
     if data "${file}" | grep -q "^${test}[:/]"; then
       provenance "${file}"
