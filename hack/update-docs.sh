@@ -83,8 +83,9 @@ done
 provenance() {
   local file=$1 name
   name=$(basename "${file}")
-  local by tip machine note source
+  local by what tip machine note source
   by=$(sed -n 's/^# Written by \([^:]*\):.*/\1/p' "${file}" | head -1)
+  what=$(sed -n 's/^# Written by [^:]*: //p' "${file}" | head -1)
   note=$(sed -n 's/^# Written by hand: //p' "${file}" | head -1)
   tip=$(sed -n 's/^# Series tip: //p' "${file}" | head -1)
   machine=$(sed -n 's/^# Machine: //p' "${file}" | head -1)
@@ -92,7 +93,7 @@ provenance() {
   if [[ -z "${by}" || "${by}" == hand ]]; then
     printf '<sub>Generated from `docs/figures/%s`, written by hand: %s' "${name}" "${note%.}"
   else
-    printf '<sub>Generated from `docs/figures/%s`, written by `%s`' "${name}" "${by}"
+    printf '<sub>Generated from `docs/figures/%s`, written by `%s` from %s' "${name}" "${by}" "${what%.}"
     [[ -n "${tip}" ]] && printf ' on the series tip `%s`' "${tip%% *}"
   fi
   [[ -n "${machine}" ]] && printf ' (%s)' "${machine%.}"
@@ -179,14 +180,41 @@ render_ci_timings() {
   local file="${FIGURES}/ci-timings.txt"
   provenance "${file}"
   echo
-  echo '| at (min) | what happened (status line) |'
-  echo '| ---: | --- |'
-  data "${file}" | awk '$1 == "at" { s = $0; sub(/^at [0-9]+ /, "", s); gsub(/\|/, "\\|", s); printf "| %.1f | %s |\n", $2 / 60, s }'
-  data "${file}" | awk '$1 == "total" { printf "| **%.1f** | **the end: %d s in all** |\n", $2 / 60, $2 }'
+  echo '| stage | from (min) | takes (min) |'
+  echo '| --- | ---: | ---: |'
+  # Each stage runs from the first status line matching its start to the
+  # first later one matching its end; make verify's runs alongside the
+  # integration stage.
+  data "${file}" | awk '
+    $1 == "at" { n++; t[n] = $2; s = $0; sub(/^at [0-9]+ /, "", s); msg[n] = s }
+    $1 == "total" { total = $2 }
+    function stage(name, from, to,   i, j) {
+      for (i = 1; i <= n; i++) if (msg[i] ~ from) break
+      if (i > n) return
+      for (j = i + 1; j <= n; j++) if (msg[j] ~ to) break
+      if (j > n) return
+      printf "| %s | %.1f | %.1f |\n", name, t[i] / 60, (t[j] - t[i]) / 60
+    }
+    END {
+      stage("unit tests (`hack/test.sh unit`)", "^go test \\./pkg/", "^hack/tools/tree")
+      stage("the tree tool'"'"'s tests, etcd and the binaries the tests start", "^hack/tools/tree", "^alongside the integration tests")
+      stage("`make verify` && `make images`, alongside our integration packages", "^gofmt of our files", "^go test -timeout 10m \\./test/integration/")
+      stage("&nbsp;&nbsp;`go vet` of our packages", "^go vet of our packages", "^upstream.s hack/verify-gofmt")
+      stage("&nbsp;&nbsp;upstream'"'"'s verify scripts and import restrictions", "^upstream.s hack/verify-gofmt", "^generated code$")
+      stage("&nbsp;&nbsp;generated code (upstream'"'"'s generators)", "^generated code$", "^lifecycle data$")
+      stage("&nbsp;&nbsp;lifecycle data (the inventory'"'"'s generators)", "^lifecycle data$", "^api/openapi-spec and api/discovery$")
+      stage("&nbsp;&nbsp;OpenAPI spec and discovery documents", "^api/openapi-spec and api/discovery$", "^the series applies")
+      stage("&nbsp;&nbsp;the series applies; the rebase is a no-op", "^the series applies", "^the rebase onto .* is a no-op$")
+      stage("upstream'"'"'s gate-off integration set", "^go test -timeout 10m \\./test/integration/", "^output of ")
+      stage("`make bench-gate`", "^the migrator and the derived clear", "e2e_features/faults")
+      stage("the fault tests on Docker (`hack/test.sh e2e-faults`)", "e2e_features/faults", "^\\.ci/run passed")
+      if (total) printf "| **the whole `.ci/run`** | | **%.1f** (%d s) |\n", total / 60, total
+    }'
   echo
-  echo '| package | seconds |'
+  echo '| integration or end-to-end package | seconds |'
   echo '| --- | ---: |'
-  data "${file}" | awk '$1 == "package" && $3 ~ /test\/|^pkg\/featurelifecycle\/?$/ { printf "| `%s` | %s |\n", $3, $2 }'
+  data "${file}" | awk '$1 == "package" && $3 ~ /^test\// { printf "%d %s\n", $2 + 0.5, $3 }' |
+    sort -rn | awk '{ printf "| `%s` | %d |\n", $2, $1 }'
 }
 
 render_bench_gate() {
