@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command gate-inventory writes, from upstream's own code, the inventory of
+// Command feature-inventory-gen writes, from upstream's own code, the inventory of
 // the fields each kube-apiserver feature gate makes upstream's registry
 // strategies drop when it is off: for every resource kube-apiserver serves
 // with a registry store, it fills an internal object with upstream's API
@@ -25,7 +25,7 @@ limitations under the License.
 // status, from a copy without status, through the status subresource
 // (updates.go): status strategies drop gated status fields only there.
 //
-//	gate-inventory [-out FILE] [-seeds N]
+//	feature-inventory-gen [-out FILE] [-seeds N]
 //
 // It changes the process's default feature gate as it goes: it is a
 // generator, not a server. hack/update-lifecycle-data.sh runs it.
@@ -59,7 +59,7 @@ func main() {
 	flag.BoolVar(&verbose, "v", false, "report progress on standard error")
 	flag.Parse()
 	if *release == "" {
-		fmt.Fprintln(os.Stderr, "gate-inventory: -upstream-version is required")
+		fmt.Fprintln(os.Stderr, "feature-inventory-gen: -upstream-version is required")
 		os.Exit(2)
 	}
 	// Building storage and setting GA gates log; none of it matters here.
@@ -67,7 +67,7 @@ func main() {
 	klog.SetOutput(io.Discard)
 
 	if err := run(*out, *release, *apiDir, *exceptions, *corpus, *seeds, *exhaustive); err != nil {
-		fmt.Fprintln(os.Stderr, "gate-inventory:", err)
+		fmt.Fprintln(os.Stderr, "feature-inventory-gen:", err)
 		os.Exit(1)
 	}
 }

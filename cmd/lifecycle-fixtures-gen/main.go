@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command lifecycle-fixtures writes the on→use→off fixture of every gate
+// Command lifecycle-fixtures-gen writes the on→use→off fixture of every gate
 // whose lifecycle is derived from the gate inventory
 // (pkg/features/inventory), with no per-gate code: for each resource the
 // inventory records field paths of the gate in (a pod spec path in every
@@ -28,7 +28,7 @@ limitations under the License.
 // nothing a task holds. Paths it cannot set are listed, with the reason, in
 // the fixture's header.
 //
-//	lifecycle-fixtures [-dir DIR]
+//	lifecycle-fixtures-gen [-dir DIR]
 //
 // It writes DIR/<gate>/zz_generated.fixture.yaml and removes the generated
 // files of gates that no longer get one. It then clears, from each
@@ -64,7 +64,7 @@ func main() {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 	if err := run(*dir, *refused); err != nil {
-		fmt.Fprintln(os.Stderr, "lifecycle-fixtures:", err)
+		fmt.Fprintln(os.Stderr, "lifecycle-fixtures-gen:", err)
 		os.Exit(1)
 	}
 }

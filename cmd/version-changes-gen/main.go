@@ -14,16 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command version-changes writes what changes between each pair of
+// Command version-changes-gen writes what changes between each pair of
 // consecutive versions the kube-apiserver we build can emulate, from
 // upstream's own code: the gates whose default or stage changes (from the
 // versioned gate specs kube-apiserver registers) and the resources whose
 // storage version changes (from upstream's storage factory configuration,
 // built for each emulation version as kube-apiserver builds it). It is the
-// inventory of issue 12 (upgrade and downgrade flows): what a version
+// inventory of stage 2 (upgrade and downgrade flows): what a version
 // change turns on or off, and what it makes rewrite.
 //
-//	version-changes [-out FILE]
+//	version-changes-gen [-out FILE]
 //
 // hack/update-lifecycle-data.sh runs it; hack/update-lifecycle-data.sh --check
 // fails when the committed file is stale.
@@ -51,7 +51,7 @@ func main() {
 		err = os.WriteFile(*out, data, 0o644)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "version-changes:", err)
+		fmt.Fprintln(os.Stderr, "version-changes-gen:", err)
 		os.Exit(1)
 	}
 }
