@@ -48,7 +48,8 @@ for c in $(git rev-list --reverse "${RELEASE}..${head}"); do
   start=${SECONDS}
   ok=true
   if [[ ${#build[@]} -gt 0 ]]; then
-    go build "${build[@]}" || ok=false
+    # -o /dev/null: built alone, a main package would leave its binary in the tree.
+    go build -o /dev/null "${build[@]}" || ok=false
   fi
   if ${ok} && [[ ${#pkgs[@]} -gt 0 ]]; then
     go vet "${pkgs[@]}" || ok=false

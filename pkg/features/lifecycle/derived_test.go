@@ -537,36 +537,3 @@ func TestDerivedStricterWhenOn(t *testing.T) {
 		}
 	}
 }
-
-// TestPodTemplateObjects checks that the resources Guarded finds pod specs
-// in without a store catalog (pods and migrator.PodTemplateResources) are
-// all those of kube-apiserver's store catalog whose objects hold one, at
-// the same paths: a resource upstream adds with a pod template fails it
-// until it is added to migrator.PodTemplateResources.
-func TestPodTemplateObjects(t *testing.T) {
-	inv, err := inventory.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromCatalog, err := podTemplatePrefixes(inv, testCatalog(t).NewObject)
-	if err != nil {
-		t.Fatal(err)
-	}
-	static, err := podTemplatePrefixes(inv, podTemplateObject)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fromCatalog) == 0 {
-		t.Fatal("no resource of the store catalog holds a pod spec")
-	}
-	for gr, p := range fromCatalog {
-		if got, ok := static[gr]; !ok || got.String() != p.String() {
-			t.Errorf("%s holds a pod spec at %s; without a catalog it is found at %v (add it to migrator.PodTemplateResources)", gr, p, got)
-		}
-	}
-	for gr := range static {
-		if _, ok := fromCatalog[gr]; !ok {
-			t.Errorf("%s is not a resource of the store catalog whose objects hold a pod spec", gr)
-		}
-	}
-}
