@@ -17,10 +17,16 @@ limitations under the License.
 package apiserver
 
 import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/typed/apiregistration/v1"
 	"k8s.io/kube-aggregator/pkg/controllers/autoregister"
 )
 
@@ -38,8 +44,14 @@ type groupVersionServedNotifier interface {
 // discovery priority again when it is served (the discovery manager forgets
 // it with the group-version). A delegate whose group-versions are fixed is
 // left alone.
+//
+// The autoregister controller syncs an APIService registered at start
+// (apiServicesToRegister) once, and never deletes one labelled so after that
+// sync, whichever process created it: a group-version served at this start,
+// or at an earlier process's, would stay listed by the aggregator once it is
+// not served. apiServices removes such an APIService itself.
 func followServedGroupVersions(delegate genericapiserver.DelegationTarget, registration autoregister.AutoAPIServiceRegistration,
-	discovery aggregated.ResourceManager, apiVersionPriorities map[schema.GroupVersion]APIServicePriority) {
+	apiServices apiregistrationclient.APIServicesGetter, discovery aggregated.ResourceManager, apiVersionPriorities map[schema.GroupVersion]APIServicePriority) {
 	notifier, ok := delegate.(groupVersionServedNotifier)
 	if !ok {
 		return
@@ -51,6 +63,9 @@ func followServedGroupVersions(delegate genericapiserver.DelegationTarget, regis
 		}
 		if !served {
 			registration.RemoveAPIServiceToSync(apiService.Name)
+			if apiServices != nil {
+				go removeSyncedOnStart(context.Background(), apiServices, apiService.Name)
+			}
 			return
 		}
 		registration.AddAPIServiceToSync(apiService)
@@ -59,4 +74,41 @@ func followServedGroupVersions(delegate genericapiserver.DelegationTarget, regis
 			discovery.SetGroupVersionPriority(metav1.GroupVersion(gv), int(priority.Group), int(priority.Version))
 		}
 	})
+}
+
+// removeSyncedOnStart deletes the local APIService name if the autoregister
+// controller manages it but will not delete it (any value of its label but
+// the continuous one), retrying conflicts and errors a few times. An
+// APIService that has a service, or no such label, is not ours to delete;
+// one the controller syncs continuously it deletes itself. If the
+// group-version is served again meanwhile, the controller, which hears of the
+// delete, creates it again.
+func removeSyncedOnStart(ctx context.Context, apiServices apiregistrationclient.APIServicesGetter, name string) {
+	deleted := false
+	err := retry.OnError(retry.DefaultBackoff, func(error) bool { return true }, func() error {
+		current, err := apiServices.APIServices().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		value, managed := current.Labels[autoregister.AutoRegisterManagedLabel]
+		if !managed || value == "true" || current.Spec.Service != nil {
+			return nil
+		}
+		err = apiServices.APIServices().Delete(ctx, name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(current.UID))})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		deleted = err == nil
+		return err
+	})
+	if err != nil {
+		klog.ErrorS(err, "Could not remove the APIService of a group-version no longer served", "apiService", name)
+		return
+	}
+	if deleted {
+		klog.InfoS("Removed the APIService of a group-version no longer served", "apiService", name)
+	}
 }

@@ -44,6 +44,8 @@ import (
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	featuresclient "k8s.io/client-go/kubernetes"
+	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+	"k8s.io/kube-aggregator/pkg/controllers/autoregister"
 
 	"k8s.io/kubernetes/test/integration/features/harness"
 	"k8s.io/kubernetes/test/utils/featuretest"
@@ -236,6 +238,16 @@ func TestServedWhileDisabling(t *testing.T) {
 		case <-timeout:
 			t.Fatalf("the watch saw the deletes of %v only", deleted)
 		}
+	}
+	// The aggregator's autoregister controller deletes an APIService it syncs
+	// continuously, and never one it synced once at start, as it did at this
+	// restart if it first synced once the Feature was known to be
+	// Disabling: make it so, so that the check below does not depend on
+	// that race.
+	aggregator := aggregatorclient.NewForConfigOrDie(admin)
+	if _, err := aggregator.ApiregistrationV1().APIServices().Patch(ctx, "v1."+svmGVR.Group, types.MergePatchType,
+		[]byte(fmt.Sprintf(`{"metadata":{"labels":{%q:"onstart"}}}`, autoregister.AutoRegisterManagedLabel)), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("labelling the APIService of %s as synced on start: %v", svmGVR.GroupVersion(), err)
 	}
 	if err := kube.StoragemigrationV1().StorageVersionMigrations().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		t.Fatalf("deletecollection of storageversionmigrations while Disabling: %v", err)
