@@ -17,7 +17,7 @@
 set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-featureflags::tree::ensure
+featureflags::tree::ensure >&2
 cd "${TREE}"
 
 generated() {
@@ -30,11 +30,16 @@ generated() {
   grep -q '^// Code generated .* DO NOT EDIT\.$' <<<"${head}"
 }
 
-# Directories with Go files at the release: upstream's packages.
-declare -A upstream_pkg=()
-while read -r dir; do
-  upstream_pkg["${dir}"]=1
-done < <(git ls-tree -r --name-only "${RELEASE}" | grep '\.go$' | sed 's|/[^/]*$||' | sort -u)
+# Upstream's files at the release, and the directories of its Go files
+# (upstream's packages): read once, so that of the hundreds of files the
+# series changes only those in upstream's code cost a git process.
+declare -A upstream_file=() upstream_pkg=()
+while read -r path; do
+  upstream_file["${path}"]=1
+  if [[ "${path}" == *.go ]]; then
+    upstream_pkg["${path%/*}"]=1
+  fi
+done < <(git ls-tree -r --name-only "${RELEASE}")
 
 total_add=0 total_del=0 total_new=0 total_new_tests=0 files=()
 n=0
@@ -44,11 +49,12 @@ for c in $(git rev-list --reverse "${RELEASE}..HEAD"); do
   add=0 del=0 new=0 new_tests=0
   while IFS=$'\t' read -r a d path; do
     [[ "${a}" == "-" ]] && continue
-    generated "${c}" "${path}" && continue
-    if git cat-file -e "${RELEASE}:${path}" 2>/dev/null; then
+    if [[ -n "${upstream_file[${path}]:-}" ]]; then
+      generated "${c}" "${path}" && continue
       add=$((add + a)) del=$((del + d))
       files+=("${path}")
-    elif [[ "${path}" == *.go && -n "${upstream_pkg[$(dirname "${path}")]:-}" ]]; then
+    elif [[ "${path}" == *.go && -n "${upstream_pkg[${path%/*}]:-}" ]]; then
+      generated "${c}" "${path}" && continue
       if [[ "${path}" == *_test.go ]]; then
         new_tests=$((new_tests + a))
       else

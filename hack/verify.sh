@@ -54,7 +54,7 @@ hack/tree.sh check
 featureflags::tree::ensure
 
 featureflags::log "the docs: generated figures current, README short, no link out (hack/update-docs.sh --check)"
-hack/update-docs.sh --check
+FEATUREFLAGS_TREE_CURRENT="${TREE}" hack/update-docs.sh --check
 
 featureflags::log "go vet of our packages"
 mapfile -t ours < <(sed -n '/^OUR_UNIT_PKGS=(/,/^)/p; /^OUR_INTEGRATION_PKGS=/p' hack/test.sh | grep -o '\./[^ )]*')
