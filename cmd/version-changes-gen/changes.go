@@ -34,7 +34,6 @@ import (
 	"k8s.io/kubernetes/pkg/kubeapiserver"
 	"sigs.k8s.io/yaml"
 
-	"k8s.io/kubernetes/pkg/featurelifecycle"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog/standalone"
 	"k8s.io/kubernetes/pkg/features/inventory"
@@ -52,14 +51,14 @@ type stageAt struct {
 }
 
 // specAt returns the gate's default and stage at v, as the Feature API
-// names stages (featurelifecycle.SpecAt and PreRelease, what the leaders
+// names stages (inventory.SpecAt and PreRelease, what the leaders
 // describe Features with), or false when the gate does not exist at v.
 func specAt(specs featuregate.VersionedSpecs, v *version.Version) (stageAt, bool) {
-	spec, ok := featurelifecycle.SpecAt(specs, fmt.Sprintf("%d.%d", v.Major(), v.Minor()))
+	spec, ok := inventory.SpecAt(specs, fmt.Sprintf("%d.%d", v.Major(), v.Minor()))
 	if !ok {
 		return stageAt{}, false
 	}
-	return stageAt{Default: spec.Default, PreRelease: string(featurelifecycle.PreRelease(spec))}, true
+	return stageAt{Default: spec.Default, PreRelease: string(inventory.PreRelease(spec))}, true
 }
 
 // generate computes the file.

@@ -41,6 +41,8 @@ import (
 
 	featuresv1alpha1 "k8s.io/api/features/v1alpha1"
 	featuresclient "k8s.io/client-go/kubernetes"
+
+	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
 // KubeNamespace is the namespace of Kubernetes' own Features.
@@ -219,27 +221,13 @@ func VersionOf(gate featuregate.MutableVersionedFeatureGate) string {
 // Describe writes the gate's spec at version into status: default,
 // preRelease, lockToDefault and version. It reports whether anything changed.
 func Describe(status *featuresv1alpha1.FeatureStatus, spec featuregate.FeatureSpec, version string) bool {
-	changed := !ptr.Equal(status.Default, &spec.Default) || status.PreRelease != PreRelease(spec) ||
+	changed := !ptr.Equal(status.Default, &spec.Default) || status.PreRelease != inventory.PreRelease(spec) ||
 		status.LockToDefault != spec.LockToDefault || status.Version != version
 	status.Default = ptr.To(spec.Default)
-	status.PreRelease = PreRelease(spec)
+	status.PreRelease = inventory.PreRelease(spec)
 	status.LockToDefault = spec.LockToDefault
 	status.Version = version
 	return changed
-}
-
-// PreRelease maps component-base's prerelease of a gate to the API's.
-func PreRelease(spec featuregate.FeatureSpec) featuresv1alpha1.FeaturePreRelease {
-	switch spec.PreRelease {
-	case featuregate.Alpha:
-		return featuresv1alpha1.FeaturePreReleaseAlpha
-	case featuregate.Beta:
-		return featuresv1alpha1.FeaturePreReleaseBeta
-	case featuregate.Deprecated:
-		return featuresv1alpha1.FeaturePreReleaseDeprecated
-	default:
-		return featuresv1alpha1.FeaturePreReleaseGA
-	}
 }
 
 // nameCollision is a set of distinct gates that map to the same Feature name.

@@ -69,27 +69,6 @@ func LowestVersion(own string, versions map[string]string) string {
 	return out
 }
 
-// SpecAt returns the spec of a gate at the emulation version at ("major.minor"),
-// from its versioned specs, with the min-compatibility version one below (as
-// kube-apiserver defaults it), and false when the gate does not exist there
-// (no spec at or below at, or PreAlpha).
-func SpecAt(specs featuregate.VersionedSpecs, at string) (featuregate.FeatureSpec, bool) {
-	v, err := version.Parse(at)
-	if err != nil {
-		return featuregate.FeatureSpec{}, false
-	}
-	minCompat := v.SubtractMinor(1)
-	for i := len(specs) - 1; i >= 0; i-- {
-		s := specs[i]
-		if s.Version == nil || s.Version.GreaterThan(v) ||
-			(s.MinCompatibilityVersion != nil && minCompat.LessThan(s.MinCompatibilityVersion)) {
-			continue
-		}
-		return s, s.PreRelease != featuregate.PreAlpha
-	}
-	return featuregate.FeatureSpec{}, false
-}
-
 // description returns the spec a Feature of gate is described with, and
 // its version: the gate at the lowest emulation version among this
 // apiserver and the voters (what the cluster can still fall back to), or
@@ -101,7 +80,7 @@ func (v *versions) description(gate string, own featuregate.FeatureSpec, version
 	if lowest == self {
 		return own, self
 	}
-	if spec, ok := SpecAt(v.gates.versionedSpecs(gate), lowest); ok {
+	if spec, ok := inventory.SpecAt(v.gates.versionedSpecs(gate), lowest); ok {
 		return spec, lowest
 	}
 	return own, self

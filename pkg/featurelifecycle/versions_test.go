@@ -18,9 +18,6 @@ package featurelifecycle
 
 import (
 	"testing"
-
-	"k8s.io/apimachinery/pkg/util/version"
-	"k8s.io/component-base/featuregate"
 )
 
 func TestLowestVersion(t *testing.T) {
@@ -39,35 +36,5 @@ func TestLowestVersion(t *testing.T) {
 		if got := LowestVersion(tc.own, tc.versions); got != tc.want {
 			t.Errorf("LowestVersion(%s, %v) = %s, want %s", tc.own, tc.versions, got, tc.want)
 		}
-	}
-}
-
-func TestSpecAt(t *testing.T) {
-	specs := featuregate.VersionedSpecs{
-		{Version: version.MajorMinor(1, 35), Default: false, PreRelease: featuregate.Alpha},
-		{Version: version.MajorMinor(1, 37), Default: true, PreRelease: featuregate.Beta},
-	}
-	alpha, beta := specs[0], specs[1]
-	cases := []struct {
-		at     string
-		want   featuregate.FeatureSpec
-		wantOK bool
-	}{
-		{"1.34", featuregate.FeatureSpec{}, false},
-		{"1.35", alpha, true},
-		{"1.36", alpha, true},
-		{"1.37", beta, true},
-		{"1.38", beta, true},
-		{"x", featuregate.FeatureSpec{}, false},
-	}
-	for _, tc := range cases {
-		spec, ok := SpecAt(specs, tc.at)
-		if ok != tc.wantOK || (ok && (spec.Default != tc.want.Default || spec.PreRelease != tc.want.PreRelease)) {
-			t.Errorf("SpecAt(%s) = %t/%s, %t; want %t/%s, %t", tc.at, spec.Default, spec.PreRelease, ok, tc.want.Default, tc.want.PreRelease, tc.wantOK)
-		}
-	}
-	preAlpha := featuregate.VersionedSpecs{{Version: version.MajorMinor(1, 36), PreRelease: featuregate.PreAlpha}}
-	if _, ok := SpecAt(preAlpha, "1.36"); ok {
-		t.Error("a PreAlpha gate must not exist")
 	}
 }

@@ -23,6 +23,27 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// TestGeneratedFilesAreEmbedded fails on a build without the generated
+// files, which would read as an inventory with no footprints and no
+// version changes.
+func TestGeneratedFilesAreEmbedded(t *testing.T) {
+	for _, name := range []string{InventoryFile, RefusedRewritesFile, VersionChangesFile} {
+		if len(readGenerated(name)) == 0 {
+			t.Errorf("%s is not generated; run make update", name)
+		}
+	}
+	if got := readGenerated("zz_generated.never-written.yaml"); got != nil {
+		t.Errorf("a file never generated reads as %q, want nothing", got)
+	}
+	inv, err := Parse(readGenerated("zz_generated.never-written.yaml"))
+	if err != nil {
+		t.Fatalf("a missing inventory: %v", err)
+	}
+	if len(inv.Gates) != 0 {
+		t.Errorf("a missing inventory parses as %d gates, want none", len(inv.Gates))
+	}
+}
+
 func TestLoad(t *testing.T) {
 	inv, err := Load()
 	if err != nil {

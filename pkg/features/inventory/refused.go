@@ -17,7 +17,6 @@ limitations under the License.
 package inventory
 
 import (
-	_ "embed"
 	"fmt"
 	"sync"
 
@@ -30,9 +29,6 @@ import (
 // RefusedRewritesFile is the name, in this package's directory, of the
 // file cmd/lifecycle-fixtures-gen writes.
 const RefusedRewritesFile = "zz_generated.refused-rewrites.yaml"
-
-//go:embed zz_generated.refused-rewrites.yaml
-var refusedRewrites []byte
 
 // RefusedRewrites are, for each gate, the field paths of each resource
 // whose clearing upstream refuses to store (an immutable field, a one-of
@@ -58,7 +54,7 @@ func (r *RefusedRewrites) Refused(gate string) map[schema.GroupResource]map[stri
 }
 
 // LoadRefusedRewrites returns the refused rewrites, read once.
-var LoadRefusedRewrites = sync.OnceValues(func() (*RefusedRewrites, error) { return ParseRefusedRewrites(refusedRewrites) })
+var LoadRefusedRewrites = sync.OnceValues(func() (*RefusedRewrites, error) { return ParseRefusedRewrites(readGenerated(RefusedRewritesFile)) })
 
 // ParseRefusedRewrites reads a refused rewrites file: every entry names a
 // resource and says why.

@@ -37,6 +37,7 @@ import (
 	featuresclient "k8s.io/client-go/kubernetes"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle"
+	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/test/integration/features/harness"
 )
 
@@ -69,7 +70,7 @@ func TestAnnounce(t *testing.T) {
 		}
 		spec := all[g]
 		if f.Status.State != wantState || *f.Status.Default != spec.Default || f.Status.LockToDefault != spec.LockToDefault ||
-			f.Status.PreRelease != featurelifecycle.PreRelease(spec) || f.Status.Version != featurelifecycle.VersionOf(utilfeature.DefaultFeatureGate.DeepCopy()) {
+			f.Status.PreRelease != inventory.PreRelease(spec) || f.Status.Version != featurelifecycle.VersionOf(utilfeature.DefaultFeatureGate.DeepCopy()) {
 			t.Errorf("Feature %s: status %+v does not match gate spec %+v (enabled=%t)", f.Name, f.Status, spec, utilfeature.DefaultFeatureGate.Enabled(g))
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	featuresclient "k8s.io/client-go/kubernetes"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle"
+	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/test/integration/features/harness"
 	"k8s.io/kubernetes/test/integration/features/lifecycle"
 )
@@ -62,7 +63,7 @@ func TestLifecycleAtEveryEmulatedVersion(t *testing.T) {
 					continue
 				}
 				spec := specs[g]
-				if f.Status.Version != v.String() || *f.Status.Default != spec.Default || f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
+				if f.Status.Version != v.String() || *f.Status.Default != spec.Default || f.Status.PreRelease != inventory.PreRelease(spec) {
 					t.Errorf("%s: Feature %s is described as %s/%t/%s, the gate at %s is %t/%s",
 						v, f.Name, f.Status.Version, *f.Status.Default, f.Status.PreRelease, v, spec.Default, spec.PreRelease)
 				}

@@ -36,6 +36,7 @@ import (
 	featuresclient "k8s.io/client-go/kubernetes"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle"
+	"k8s.io/kubernetes/pkg/features/inventory"
 	"k8s.io/kubernetes/test/integration/features/harness"
 	"k8s.io/kubernetes/test/utils/featuretest"
 )
@@ -163,7 +164,7 @@ func TestEmulationVersionDrivesLifecycle(t *testing.T) {
 			t.Errorf("%s -> %s: %s went through %v, want [%s %s]", step.from, step.to, name, got, step.trans, step.final)
 		}
 		if f.Status.Version != step.to.String() || f.Status.Default == nil || *f.Status.Default != spec.Default ||
-			f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
+			f.Status.PreRelease != inventory.PreRelease(spec) {
 			t.Errorf("%s -> %s: %s is described as %s/%v/%s, the gate at %s is %t/%s", step.from, step.to, name,
 				f.Status.Version, ptr.Deref(f.Status.Default, false), f.Status.PreRelease, step.to, spec.Default, spec.PreRelease)
 		}
@@ -341,7 +342,7 @@ func TestEmulationVersionRolling(t *testing.T) {
 		described := func(f *featuresv1alpha1.Feature) string {
 			spec := lowGate[featuregate.Feature(f.Spec.Gate)]
 			if f.Status.Version != versionLow.String() || f.Status.Default == nil || *f.Status.Default != spec.Default ||
-				f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
+				f.Status.PreRelease != inventory.PreRelease(spec) {
 				return fmt.Sprintf("%s is described as %s/%v/%s, the gate at %s is %t/%s",
 					f.Name, f.Status.Version, ptr.Deref(f.Status.Default, false), f.Status.PreRelease, versionLow, spec.Default, spec.PreRelease)
 			}
@@ -440,7 +441,7 @@ func TestEmulationVersionRolling(t *testing.T) {
 	}
 	f := featuretest.WaitForConverged(t, admin, name, featuresv1alpha1.FeatureStateEnabled, 2*time.Minute)
 	spec := gateAt(t, versionHigh).GetAll()[versionGate]
-	if f.Status.Version != versionHigh.String() || *f.Status.Default != spec.Default || f.Status.PreRelease != featurelifecycle.PreRelease(spec) {
+	if f.Status.Version != versionHigh.String() || *f.Status.Default != spec.Default || f.Status.PreRelease != inventory.PreRelease(spec) {
 		t.Errorf("%s is described as %s/%t/%s once all emulate %s, where the gate is %t/%s",
 			name, f.Status.Version, *f.Status.Default, f.Status.PreRelease, versionHigh, spec.Default, spec.PreRelease)
 	}
