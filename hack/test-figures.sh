@@ -23,12 +23,13 @@ shift
 featureflags::figures::header hack/test-figures.sh "the figures logged by ${what}"
 # Messages are cut at 600 characters; a message spanning several lines
 # (a component's log tail) keeps its first line only. Only the packages of
-# the feature lifecycle count (a package path with "features" in it: go
-# test prints each package's output whole, ending with its ok or FAIL
-# line), and of their lines only those of a _test.go file: upstream's test
-# server logs its flags with t.Logf from testserver.go.
+# the feature lifecycle count (a package path with "feature" in it:
+# features, featurelifecycle, featuregate; go test prints each package's
+# output whole, ending with its ok or FAIL line), and of their lines only
+# those of a _test.go file: upstream's test server logs its flags with
+# t.Logf from testserver.go.
 awk '
-  function flush(pkg) { if (pkg ~ /features/) printf "%s", buf; buf = "" }
+  function flush(pkg) { if (pkg ~ /feature/) printf "%s", buf; buf = "" }
   /^(ok|FAIL|---)[ \t]+k8s\.io\// { flush($2); next }
   function top(name) { sub(/\/.*/, "", name); return name }
   function out(name, msg) {
