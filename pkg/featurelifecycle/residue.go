@@ -48,7 +48,7 @@ const (
 	residueSample = 5
 )
 
-// residueTarget is one inspecting task of an Disabled Feature this apiserver
+// residueTarget is one inspecting task of a Disabled Feature this apiserver
 // leads: what the scan checks each object of the task's resources against.
 type residueTarget struct {
 	feature string
@@ -81,7 +81,7 @@ func (f residueFinding) message(gr string) string {
 // its gate guards (data restored from a backup, written by an older
 // apiserver during a rolling update). One pass reads every resource that an
 // inspecting Disabling task (ClearFields, WaitForAbsence; opt-in ones only
-// if opted in) of an Disabled Feature this apiserver leads looks at, once per
+// if opted in) of a Disabled Feature this apiserver leads looks at, once per
 // resource however many Features look at it, a page at a time; an object
 // one of them holds is a finding for its Feature, which the next sync turns
 // into Disabling (see transitions.reenterOnResidue). Read-only; nothing is
@@ -106,7 +106,7 @@ type residueScanner struct {
 	mu sync.Mutex
 	// found maps a Feature's name to what was found for it.
 	found map[string]residueFound
-	// uses maps the name of an Enabled Feature that blocks a version change
+	// uses maps the name of a Enabled Feature that blocks a version change
 	// (TurnsOffAtTarget) to the stored objects that use it, as the last
 	// pass counted them (usecount.go).
 	uses map[string]string

@@ -212,7 +212,7 @@ func (t *transitions) cleanUpDrift(f *featuresv1alpha1.Feature, status *features
 	return ""
 }
 
-// reenterOnResidue sends an Disabled Feature back to Disabling when the
+// reenterOnResidue sends a Disabled Feature back to Disabling when the
 // residue scan found stored objects that still use what its gate guards,
 // with the StoredDataRemains condition naming them (next turns it False
 // once the Feature is Disabled again). While the apiservers disagree the

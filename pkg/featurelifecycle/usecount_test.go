@@ -39,7 +39,7 @@ func TestUsesSummary(t *testing.T) {
 	}
 }
 
-// TestTurnsOnWithTasks: only an Disabled Feature whose version condition says
+// TestTurnsOnWithTasks: only a Disabled Feature whose version condition says
 // it turns on at the target has its Enabling tasks' objects counted.
 func TestTurnsOnWithTasks(t *testing.T) {
 	feature := func(state featuresv1alpha1.FeatureState, reason string) *featuresv1alpha1.Feature {
