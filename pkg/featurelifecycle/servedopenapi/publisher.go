@@ -18,6 +18,7 @@ package servedopenapi
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -33,6 +34,7 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+	"k8s.io/kube-openapi/pkg/cached"
 	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
@@ -138,6 +140,8 @@ type Publisher struct {
 	features  featureslisters.FeatureNamespaceLister
 	queue     workqueue.TypedRateLimitingInterface[string]
 	published Visibilities
+	// v2generation counts the publications of the v2 document (its etag).
+	v2generation int
 	// gateChanged has an element when the server's gate changed since the
 	// publishing loop last looked (GateChanged).
 	gateChanged chan struct{}
@@ -292,11 +296,13 @@ func (p *Publisher) Publish(ctx context.Context, vis Visibilities) {
 	}
 	slices.Sort(hidden)
 	if p.v2doc != nil && changed(p.v2doc.Gates()) {
-		if err := p.v2.UpdateSpec(p.v2doc.Apply(vis)); err != nil {
-			utilruntime.HandleErrorWithContext(ctx, err, "Republishing the OpenAPI v2 document failed")
-		} else {
-			publications.WithLabelValues("v2").Inc()
-		}
+		// The v2 document is made when it is asked for, once: nothing
+		// reads /openapi/v2 at start (the aggregator merges it on a
+		// request), so a server nobody asks holds no copy of it.
+		p.v2generation++
+		doc, etag := p.v2doc, fmt.Sprintf("feature-lifecycle-%d", p.v2generation)
+		p.v2.UpdateSpecLazy(cached.Once(cached.Func(func() (*spec.Swagger, string, error) { return doc.Apply(vis), etag, nil })))
+		publications.WithLabelValues("v2").Inc()
 	}
 	var republished []string
 	for _, gv := range p.GroupVersions() {

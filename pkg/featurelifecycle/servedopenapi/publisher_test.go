@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +34,10 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	_ "k8s.io/kubernetes/pkg/features" // kube-apiserver's gates
 )
@@ -105,6 +108,47 @@ func TestPublish(t *testing.T) {
 	p.Publish(ctx, shown)
 	if back := served(t, m); back["apis/apps/v1"] != first["apis/apps/v1"] {
 		t.Errorf("shown again, apps/v1 is served at %s, not %s", back["apis/apps/v1"], first["apis/apps/v1"])
+	}
+}
+
+// TestPublishV2WhenAskedFor: the v2 document is made when /openapi/v2 is
+// asked for, as the visibilities of its last publication show it, and the
+// document as built is left as it was.
+func TestPublishV2WhenAskedFor(t *testing.T) {
+	doc := &spec.Swagger{}
+	readJSON(t, filepath.Join(openAPIDir, "swagger.json"), doc)
+	service := handler.NewOpenAPIService(doc)
+	m := mux.NewPathRecorderMux("test")
+	service.RegisterOpenAPIVersionedService("/openapi/v2", m)
+	servedV2 := func() *spec.Swagger {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/openapi/v2", nil)
+		req.Header.Set("Accept", "application/json")
+		m.ServeHTTP(rec, req)
+		out := &spec.Swagger{}
+		if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
+			t.Fatalf("/openapi/v2: %d %v", rec.Code, err)
+		}
+		return out
+	}
+	p := NewPublisher(fields(t), nil, "kube-system", service, doc, nil, nil)
+	ctx := context.Background()
+	p.Publish(ctx, Visibilities{maxUnavailable: {Hidden: true}})
+	p.Publish(ctx, Visibilities{maxUnavailable: {Feature: "kube-system/maxunavailablestatefulset", State: "Enabled"}})
+	prop, ok := servedV2().Definitions[rollingUpdate].Properties["maxUnavailable"]
+	if !ok {
+		t.Fatalf("/openapi/v2 lacks maxUnavailable after it was shown again")
+	}
+	if got, _ := prop.Extensions.GetString(FeatureStateExtension); got != "Enabled" {
+		t.Errorf("/openapi/v2 gives maxUnavailable the state %q, want Enabled", got)
+	}
+	p.Publish(ctx, Visibilities{maxUnavailable: {Hidden: true}})
+	if _, ok := servedV2().Definitions[rollingUpdate].Properties["maxUnavailable"]; ok {
+		t.Errorf("/openapi/v2 holds maxUnavailable while it is hidden")
+	}
+	if _, ok := doc.Definitions[rollingUpdate].Properties["maxUnavailable"]; !ok {
+		t.Errorf("the document as built lost maxUnavailable")
 	}
 }
 
