@@ -162,10 +162,13 @@ case "${1:-}" in
     mapfile -t upstream < <(upstream_unit_packages)
     run go test ${GOTEST_FLAGS:-} "${upstream[@]}"
     run go test ${GOTEST_FLAGS:-} -p 1 -timeout 60m "${UPSTREAM_INTEGRATION_ALL[@]}" ;;
+  # The end-to-end tests run Docker images, which go test's result cache
+  # knows nothing of: a result cached before the images changed would pass
+  # for the new ones. -count=1 runs them every time.
   e2e)
-    FEATUREFLAGS_E2E=1 FEATUREFLAGS_E2E_NODE=1 run go test ${GOTEST_FLAGS:-} -p 1 -timeout 60m -v ./test/e2e_features/... ;;
+    FEATUREFLAGS_E2E=1 FEATUREFLAGS_E2E_NODE=1 run go test ${GOTEST_FLAGS:-} -count=1 -p 1 -timeout 60m -v ./test/e2e_features/... ;;
   e2e-faults)
-    FEATUREFLAGS_E2E=1 run go test ${GOTEST_FLAGS:-} -p 1 -timeout 60m -v ./test/e2e_features/faults/... ;;
+    FEATUREFLAGS_E2E=1 run go test ${GOTEST_FLAGS:-} -count=1 -p 1 -timeout 60m -v ./test/e2e_features/faults/... ;;
   bench)
     run go test -run '^$' -bench . -benchmem "${OUR_UNIT_PKGS[@]}" "${OUR_INTEGRATION_PKGS[@]}" \
       ./staging/src/k8s.io/component-base/featuregate/ | "${FEATUREFLAGS_ROOT}/hack/bench-ratios.sh" ;;
