@@ -106,7 +106,7 @@ type residueScanner struct {
 	mu sync.Mutex
 	// found maps a Feature's name to what was found for it.
 	found map[string]residueFound
-	// uses maps the name of a Enabled Feature that blocks a version change
+	// uses maps the name of an Enabled Feature that blocks a version change
 	// (TurnsOffAtTarget) to the stored objects that use it, as the last
 	// pass counted them (usecount.go).
 	uses map[string]string
