@@ -94,7 +94,7 @@ start() {
   until [[ "$(api /readyz 2>/dev/null)" == ok ]]; do
     kill -0 "${apiserver_pid}" 2>/dev/null || { tail -20 "${dir}/kube-apiserver-${mode}.log" >&2; exit 1; }
     ((SECONDS < deadline)) || { echo "kube-apiserver not ready after 180s" >&2; exit 1; }
-    sleep 0.2
+    sleep 0.05
   done
   ready_cpu=$(cpu "${apiserver_pid}")
 }

@@ -31,4 +31,9 @@ limitations under the License.
 // where they change, through the server's own OpenAPI services: a v3
 // group-version gets a new hash in /openapi/v3, which kube-aggregator's
 // OpenAPI v3 controller picks up from its local delegate within a second.
+// The Recorder can also hand the server, as it builds its v3 documents,
+// each one as the stored Features show it (ServeFromStart), so that
+// kube-aggregator, which hashes every document as the server is prepared
+// to run, marshals none of them twice; the Publisher then republishes only
+// what changed since (Publisher.Served).
 package servedopenapi

@@ -185,3 +185,15 @@ func walk(doc document, s *spec.Schema, path gatedfield.Path) (string, string, b
 	}
 	return "", "", false
 }
+
+// gatesOfFields returns the gates of fields, sorted.
+func gatesOfFields(fields []Field) []featuregate.Feature {
+	var out []featuregate.Feature
+	for _, f := range fields {
+		if !slices.Contains(out, f.Gate) {
+			out = append(out, f.Gate)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

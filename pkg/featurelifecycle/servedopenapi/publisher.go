@@ -61,6 +61,15 @@ type Recorder struct {
 	docs   []*spec3.OpenAPI
 	next   func(*spec3.OpenAPI) (*spec3.OpenAPI, error)
 	sealed bool
+
+	// Set by ServeFromStart.
+	fields []Field
+	roots  func() []string
+	first  func(gates []featuregate.Feature) Visibilities
+	// rootPaths is roots(), once a document is built; shown is first(),
+	// once a document holding gated fields is built.
+	rootPaths []string
+	shown     Visibilities
 }
 
 // NewRecorder returns a Recorder that passes each document on to next (the
@@ -69,7 +78,32 @@ func NewRecorder(next func(*spec3.OpenAPI) (*spec3.OpenAPI, error)) *Recorder {
 	return &Recorder{next: next}
 }
 
-// PostProcessSpec records doc, as a server built it.
+// ServeFromStart makes the recorder hand the server, in place of each of
+// its documents that holds gated fields, the document as the Visibilities
+// first returns show it, so that the server serves its documents by
+// Feature state from the start: kube-aggregator hashes (marshals) every
+// document once as the server is prepared to run, and a first publication
+// after that would make it marshal again each document it changes. first
+// is called once, with the gates of fields, when the first such document
+// is built; roots returns the root paths of the server's web services (a
+// document of another server sharing the configuration is handed back as
+// built). The documents the recorder keeps stay as built. Tell the
+// Publisher what was served (Publisher.Served with Shown), so that it
+// republishes only what changed since. Call it before the server builds
+// its documents.
+func (r *Recorder) ServeFromStart(fields []Field, roots func() []string, first func(gates []featuregate.Feature) Visibilities) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fields, r.roots, r.first = fields, roots, first
+}
+
+// PostProcessSpec records doc, as a server built it, and returns what the
+// server is to serve: doc, or, after ServeFromStart, the document as first
+// shows it when it is one of the server's and holds gated fields. The
+// schemas the returned document changes are copies that share their
+// extensions with doc's, so a change the server makes to the extensions
+// after this (kube-apiserver narrows the group-version-kinds of the meta
+// types it registers in every group) reaches the document kept as well.
 func (r *Recorder) PostProcessSpec(doc *spec3.OpenAPI) (*spec3.OpenAPI, error) {
 	if r.next != nil {
 		var err error
@@ -79,10 +113,39 @@ func (r *Recorder) PostProcessSpec(doc *spec3.OpenAPI) (*spec3.OpenAPI, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.sealed {
-		r.docs = append(r.docs, doc)
+	if r.sealed {
+		return doc, nil
 	}
-	return doc, nil
+	r.docs = append(r.docs, doc)
+	if r.first == nil {
+		return doc, nil
+	}
+	if r.rootPaths == nil {
+		r.rootPaths = r.roots()
+	}
+	if groupVersionOf(doc, r.rootPaths) == "" {
+		return doc, nil
+	}
+	d := NewV3(doc, r.fields)
+	if !d.Gated() {
+		return doc, nil
+	}
+	if r.shown == nil {
+		r.shown = r.first(gatesOfFields(r.fields))
+		if r.shown == nil {
+			r.shown = Visibilities{}
+		}
+	}
+	return d.Apply(r.shown), nil
+}
+
+// Shown returns the Visibilities of the documents the recorder handed the
+// server in place of those it built (ServeFromStart), or nil when it
+// handed none.
+func (r *Recorder) Shown() Visibilities {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.shown
 }
 
 // ByGroupVersion returns the recorded documents by the root path of the
@@ -97,20 +160,27 @@ func (r *Recorder) ByGroupVersion(roots []string) map[string]*spec3.OpenAPI {
 	defer func() { r.docs, r.sealed = nil, true }()
 	out := map[string]*spec3.OpenAPI{}
 	for _, doc := range r.docs {
-		if doc.Paths == nil || len(doc.Paths.Paths) == 0 {
-			continue
-		}
-		best := ""
-		for _, root := range roots {
-			if len(root) > len(best) && underRoot(doc, root) {
-				best = root
-			}
-		}
-		if best != "" {
-			out[strings.TrimPrefix(best, "/")] = doc
+		if gv := groupVersionOf(doc, roots); gv != "" {
+			out[gv] = doc
 		}
 	}
 	return out
+}
+
+// groupVersionOf returns the group-version path ("apis/apps/v1") of doc:
+// the longest of roots that prefixes each of its paths, without its
+// leading slash, or "" when none does.
+func groupVersionOf(doc *spec3.OpenAPI, roots []string) string {
+	if doc.Paths == nil || len(doc.Paths.Paths) == 0 {
+		return ""
+	}
+	best := ""
+	for _, root := range roots {
+		if len(root) > len(best) && underRoot(doc, root) {
+			best = root
+		}
+	}
+	return strings.TrimPrefix(best, "/")
 }
 
 func underRoot(doc *spec3.OpenAPI, root string) bool {
@@ -139,7 +209,9 @@ type Publisher struct {
 	v3docs    map[string]*V3
 	features  featureslisters.FeatureNamespaceLister
 	queue     workqueue.TypedRateLimitingInterface[string]
-	published Visibilities
+	// v2published and v3published are the Visibilities the documents were
+	// last published with (nil: never, as built).
+	v2published, v3published Visibilities
 	// v2generation counts the publications of the v2 document (its etag).
 	v2generation int
 	// gateChanged has an element when the server's gate changed since the
@@ -167,6 +239,12 @@ func NewPublisher(fields []Field, gate featuregate.FeatureGate, namespace string
 	}
 	return p
 }
+
+// Served tells the publisher that the server serves its v3 documents as
+// vis shows them already (the Recorder handed them to the server so:
+// Recorder.Shown), so that its first publication republishes only those
+// holding a gate whose Visibility differs. Call it before Run.
+func (p *Publisher) Served(vis Visibilities) { p.v3published = vis }
 
 // GroupVersions returns the v3 group-versions holding gated fields.
 func (p *Publisher) GroupVersions() []string { return slices.Sorted(maps.Keys(p.v3docs)) }
@@ -254,16 +332,29 @@ func (p *Publisher) visibilities() Visibilities {
 	for _, d := range p.v3docs {
 		gates = append(gates, d.Gates()...)
 	}
+	var get func(string) (*featuresv1alpha1.Feature, error)
+	if p.features != nil {
+		get = p.features.Get
+	}
+	return VisibilitiesOf(gates, p.gate, p.namespace, get)
+}
+
+// VisibilitiesOf returns the Visibility of each of gates: hidden while
+// gate (the server's; nil: every gate on) has it off, or while its Feature
+// in namespace, which get returns by name (nil: no Feature is known), is
+// Disabled or asked to be Disabled; shown otherwise, with the Feature and
+// its state when it has one.
+func VisibilitiesOf(gates []featuregate.Feature, gate featuregate.FeatureGate, namespace string, get func(name string) (*featuresv1alpha1.Feature, error)) Visibilities {
 	out := Visibilities{}
 	for _, g := range gates {
 		if _, ok := out[g]; ok {
 			continue
 		}
 		name := featuresv1alpha1.FeatureName(string(g))
-		v := Visibility{Hidden: !p.enabled(g)}
-		if p.features != nil {
-			if f, err := p.features.Get(name); err == nil {
-				v.Feature, v.State = p.namespace+"/"+name, string(f.Status.State)
+		v := Visibility{Hidden: gate != nil && !gate.Enabled(g)}
+		if get != nil {
+			if f, err := get(name); err == nil {
+				v.Feature, v.State = namespace+"/"+name, string(f.Status.State)
 				v.Hidden = v.Hidden || f.Status.State == featuresv1alpha1.FeatureStateDisabled ||
 					f.Spec.DesiredState == featuresv1alpha1.FeatureDesiredStateDisabled
 			}
@@ -273,20 +364,14 @@ func (p *Publisher) visibilities() Visibilities {
 	return out
 }
 
-// enabled is the server's gate (every gate of the inventory is one of
-// kube-apiserver's).
-func (p *Publisher) enabled(g featuregate.Feature) bool {
-	return p.gate == nil || p.gate.Enabled(g)
-}
-
 // Publish republishes the documents holding a gate whose Visibility
 // differs from what was last published.
 func (p *Publisher) Publish(ctx context.Context, vis Visibilities) {
-	changed := func(gates []featuregate.Feature) bool {
-		if p.published == nil {
+	changed := func(published Visibilities, gates []featuregate.Feature) bool {
+		if published == nil {
 			return true
 		}
-		return slices.ContainsFunc(gates, func(g featuregate.Feature) bool { return vis[g] != p.published[g] })
+		return slices.ContainsFunc(gates, func(g featuregate.Feature) bool { return vis[g] != published[g] })
 	}
 	var hidden []string
 	for g, v := range vis {
@@ -295,7 +380,7 @@ func (p *Publisher) Publish(ctx context.Context, vis Visibilities) {
 		}
 	}
 	slices.Sort(hidden)
-	if p.v2doc != nil && changed(p.v2doc.Gates()) {
+	if p.v2doc != nil && changed(p.v2published, p.v2doc.Gates()) {
 		// The v2 document is made when it is asked for, once: nothing
 		// reads /openapi/v2 at start (the aggregator merges it on a
 		// request), so a server nobody asks holds no copy of it.
@@ -307,7 +392,7 @@ func (p *Publisher) Publish(ctx context.Context, vis Visibilities) {
 	var republished []string
 	for _, gv := range p.GroupVersions() {
 		d := p.v3docs[gv]
-		if !changed(d.Gates()) {
+		if !changed(p.v3published, d.Gates()) {
 			continue
 		}
 		p.v3.UpdateGroupVersion(gv, d.Apply(vis))
@@ -317,5 +402,5 @@ func (p *Publisher) Publish(ctx context.Context, vis Visibilities) {
 	if len(republished) > 0 {
 		klog.FromContext(ctx).V(2).Info("Republished OpenAPI by Feature state", "v3GroupVersions", republished, "hiddenGates", hidden)
 	}
-	p.published = vis
+	p.v2published, p.v3published = vis, vis
 }

@@ -19,9 +19,11 @@ package servedopenapi
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +36,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
@@ -166,6 +169,134 @@ func run(ctx context.Context, p *Publisher, features ...runtime.Object) <-chan s
 	}()
 	factory.Start(ctx.Done())
 	return done
+}
+
+// TestServeFromStart: the recorder hands the server, in place of its
+// documents holding gated fields, the documents as the first Visibilities
+// show them, keeps them as built, hands back another server's document as
+// it is, and asks for the Visibilities once; a publisher told what was
+// served republishes only what changed since.
+func TestServeFromStart(t *testing.T) {
+	apps, core := readV3(t, "apis/apps/v1"), readV3(t, "api/v1")
+	apps.Components.Schemas[rollingUpdate].Extensions = spec.Extensions{"x-kubernetes-group-version-kind": "as built"}
+	other := &spec3.OpenAPI{Paths: &spec3.Paths{Paths: map[string]*spec3.Path{"/apis/apiextensions.k8s.io/v1/": {}}}}
+	roots := []string{"/apis/apps/v1", "/api/v1"}
+	hidden := Visibilities{maxUnavailable: {Hidden: true}}
+	asked := 0
+	r := NewRecorder(nil)
+	r.ServeFromStart(fields(t), func() []string { return roots }, func(gates []featuregate.Feature) Visibilities {
+		asked++
+		if !slices.Contains(gates, maxUnavailable) {
+			t.Errorf("asked for the Visibilities of %v, without %s", gates, maxUnavailable)
+		}
+		return hidden
+	})
+	service := handler3.NewOpenAPIService()
+	m := mux.NewPathRecorderMux("test")
+	if err := service.RegisterOpenAPIV3VersionedService("/openapi/v3", m); err != nil {
+		t.Fatal(err)
+	}
+	servedDocs := map[string]*spec3.OpenAPI{}
+	for _, gv := range []string{"apis/apps/v1", "api/v1"} {
+		doc, err := r.PostProcessSpec(map[string]*spec3.OpenAPI{"apis/apps/v1": apps, "api/v1": core}[gv])
+		if err != nil {
+			t.Fatal(err)
+		}
+		servedDocs[gv] = doc
+		service.UpdateGroupVersion(gv, doc)
+	}
+	if got, err := r.PostProcessSpec(other); err != nil || got != other {
+		t.Errorf("another server's document: %v, %v; want it as it is", got, err)
+	}
+	if asked != 1 {
+		t.Errorf("Visibilities asked for %d times, want 1", asked)
+	}
+	if !maps.Equal(r.Shown(), hidden) {
+		t.Errorf("shown %v, want %v", r.Shown(), hidden)
+	}
+	if _, ok := servedDocs["apis/apps/v1"].Components.Schemas[rollingUpdate].Properties["maxUnavailable"]; ok {
+		t.Errorf("apps/v1 is served with maxUnavailable, hidden from the start")
+	}
+	// Extensions are shared with the documents kept: kube-apiserver
+	// narrows x-kubernetes-group-version-kind on what PostProcessSpec
+	// returned, and the documents republished later must have it narrowed
+	// too.
+	servedSchema := servedDocs["apis/apps/v1"].Components.Schemas[rollingUpdate]
+	if servedSchema == apps.Components.Schemas[rollingUpdate] {
+		t.Fatalf("%s is served as built, with maxUnavailable hidden", rollingUpdate)
+	}
+	servedSchema.Extensions["x-kubernetes-group-version-kind"] = "narrowed"
+	if got := apps.Components.Schemas[rollingUpdate].Extensions["x-kubernetes-group-version-kind"]; got != "narrowed" {
+		t.Errorf("a change to the served document's extensions does not reach the one kept: %v", got)
+	}
+	kept := r.ByGroupVersion(roots)
+	if len(kept) != 2 || kept["apis/apps/v1"] != apps || kept["api/v1"] != core {
+		t.Fatalf("kept %v, want the documents as built", kept)
+	}
+	if _, ok := apps.Components.Schemas[rollingUpdate].Properties["maxUnavailable"]; !ok {
+		t.Errorf("the document kept lost maxUnavailable")
+	}
+
+	p := NewPublisher(fields(t), nil, "kube-system", nil, nil, service, kept)
+	p.Served(r.Shown())
+	ctx := context.Background()
+	before := served(t, m)
+	p.Publish(ctx, hidden)
+	if after := served(t, m); !maps.Equal(before, after) {
+		t.Errorf("republished what was served from the start: %v -> %v", before, after)
+	}
+	p.Publish(ctx, Visibilities{maxUnavailable: {}})
+	after := served(t, m)
+	if after["apis/apps/v1"] == before["apis/apps/v1"] {
+		t.Errorf("apps/v1 kept its hash with maxUnavailable shown again")
+	}
+	if after["api/v1"] != before["api/v1"] {
+		t.Errorf("api/v1, holding no field of the gate, was republished")
+	}
+}
+
+// TestVisibilitiesOf: a gate's fields are hidden while the server's gate
+// is off, or its Feature is Disabled or asked to be; shown fields carry
+// their Feature and its state.
+func TestVisibilitiesOf(t *testing.T) {
+	feature := func(state featuresv1alpha1.FeatureState, desired featuresv1alpha1.FeatureDesiredState) *featuresv1alpha1.Feature {
+		return &featuresv1alpha1.Feature{Spec: featuresv1alpha1.FeatureSpec{DesiredState: desired}, Status: featuresv1alpha1.FeatureStatus{State: state}}
+	}
+	name := "kube-system/" + featuresv1alpha1.FeatureName(string(maxUnavailable))
+	for _, tc := range []struct {
+		name    string
+		gateOn  bool
+		feature *featuresv1alpha1.Feature
+		want    Visibility
+	}{
+		{name: "no Feature, gate on", gateOn: true, want: Visibility{}},
+		{name: "no Feature, gate off", want: Visibility{Hidden: true}},
+		{name: "Enabled", gateOn: true, feature: feature(featuresv1alpha1.FeatureStateEnabled, ""), want: Visibility{Feature: name, State: "Enabled"}},
+		{name: "Enabled, gate off", feature: feature(featuresv1alpha1.FeatureStateEnabled, ""), want: Visibility{Hidden: true, Feature: name, State: "Enabled"}},
+		{name: "Disabled", gateOn: true, feature: feature(featuresv1alpha1.FeatureStateDisabled, ""), want: Visibility{Hidden: true, Feature: name, State: "Disabled"}},
+		{name: "asked to be Disabled", gateOn: true, feature: feature(featuresv1alpha1.FeatureStateDisabling, featuresv1alpha1.FeatureDesiredStateDisabled),
+			want: Visibility{Hidden: true, Feature: name, State: "Disabling"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gate := utilfeature.DefaultFeatureGate.DeepCopy()
+			if err := gate.SetFromMap(map[string]bool{string(maxUnavailable): tc.gateOn}); err != nil {
+				t.Fatal(err)
+			}
+			var get func(string) (*featuresv1alpha1.Feature, error)
+			if tc.feature != nil {
+				get = func(n string) (*featuresv1alpha1.Feature, error) {
+					if n != featuresv1alpha1.FeatureName(string(maxUnavailable)) {
+						t.Errorf("asked for Feature %q", n)
+					}
+					return tc.feature, nil
+				}
+			}
+			got := VisibilitiesOf([]featuregate.Feature{maxUnavailable, maxUnavailable}, gate, "kube-system", get)
+			if len(got) != 1 || got[maxUnavailable] != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
 }
 
 // TestRunStopsWithItsContext: Run returns once its context is done, its

@@ -38,16 +38,13 @@ import (
 	"k8s.io/features/follow"
 	"k8s.io/features/report"
 	"k8s.io/klog/v2"
-	"k8s.io/kube-openapi/pkg/spec3"
 
 	"k8s.io/kubernetes/pkg/featurelifecycle"
 	"k8s.io/kubernetes/pkg/featurelifecycle/leader"
 	"k8s.io/kubernetes/pkg/featurelifecycle/migrator"
 	"k8s.io/kubernetes/pkg/featurelifecycle/noderequests"
-	"k8s.io/kubernetes/pkg/featurelifecycle/servedopenapi"
 	"k8s.io/kubernetes/pkg/featurelifecycle/storecatalog"
 	"k8s.io/kubernetes/pkg/featurelifecycle/tasks"
-	"k8s.io/kubernetes/pkg/features/inventory"
 )
 
 // Names of the post-start hooks.
@@ -144,7 +141,7 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 	}
 
 	if *conf.OpenAPIByState {
-		if err := installOpenAPIByState(server, config, factory, gate, gateChanges); err != nil {
+		if err := installOpenAPIByState(server, config, factory, gate, stores, gateChanges); err != nil {
 			return err
 		}
 	}
@@ -174,41 +171,6 @@ func Install(server *genericapiserver.GenericAPIServer, config genericapiserver.
 			return err
 		}
 		go controller.Run(hookContext)
-		return nil
-	})
-}
-
-// installOpenAPIByState records the OpenAPI v3 documents server builds (at
-// PrepareRun, after Install) and adds the hook that republishes them, and
-// the v2 document, by the state of the Features whose fields they hold.
-func installOpenAPIByState(server *genericapiserver.GenericAPIServer, config genericapiserver.CompletedConfig, factory informers.SharedInformerFactory,
-	gate featuregate.FeatureGate, gateChanges *listeners) error {
-	inv, err := inventory.Load()
-	if err != nil {
-		return err
-	}
-	fields := servedopenapi.FieldsOf(inv)
-	var recorder *servedopenapi.Recorder
-	if v3 := config.OpenAPIV3Config; v3 != nil {
-		// The server holds this configuration and builds its documents
-		// from it when it is prepared to run.
-		recorder = servedopenapi.NewRecorder(v3.PostProcessSpec)
-		v3.PostProcessSpec = recorder.PostProcessSpec
-	}
-	return server.AddPostStartHook(OpenAPIHookName, func(hookContext genericapiserver.PostStartHookContext) error {
-		var v3 map[string]*spec3.OpenAPI
-		if recorder != nil {
-			var roots []string
-			for _, ws := range server.Handler.GoRestfulContainer.RegisteredWebServices() {
-				roots = append(roots, ws.RootPath())
-			}
-			v3 = recorder.ByGroupVersion(roots)
-		}
-		publisher := servedopenapi.NewPublisher(fields, gate, featurelifecycle.KubeNamespace,
-			server.OpenAPIVersionedService, server.StaticOpenAPISpec, server.OpenAPIV3VersionedService, v3)
-		gateChanges.add(publisher.GateChanged)
-		go publisher.Run(hookContext, factory.Features().V1alpha1().Features())
-		factory.Start(hookContext.Done())
 		return nil
 	})
 }

@@ -101,7 +101,9 @@ func maxUnavailableServedV2(ctx context.Context, client kubernetes.Interface) (b
 // says it does not exist; turned on, every apiserver serves it again, with
 // a new hash, marked with its Feature's state, and republishes within 10 s
 // when that state changes; turned off again, it leaves every apiserver
-// while server-side apply of an object holding it keeps working.
+// while server-side apply of an object holding it keeps working; restarted
+// with the Feature Disabled, an apiserver serves apps/v1 by that state
+// from the start, and its first publication leaves apps/v1 as it is.
 func TestOpenAPIByFeatureState(t *testing.T) {
 	if !harness.SeparateHosts() {
 		why := "needs unshare(1) with UTS namespaces (root, or an unprivileged user namespace) so that each apiserver process has its own identity"
@@ -204,4 +206,25 @@ func TestOpenAPIByFeatureState(t *testing.T) {
 		t.Errorf("server-side apply once Disabled: %v", err)
 	}
 	t.Logf("states: %v", states.Get())
+
+	// Restarted with the Feature stored as Disabled: the apiserver hands
+	// out apps/v1 without the field from its first request, and the
+	// publisher's first publication (which always makes v2) does not
+	// republish apps/v1, which kube-aggregator would hash again.
+	servers[0].Restart(t, flags("false")...)
+	if got, err := maxUnavailableServed(ctx, clients[0]); err != nil || got.present {
+		t.Errorf("%s serves apps/v1 with maxUnavailable (%v) right after it restarted with its Feature Disabled", hosts[0], err)
+	}
+	const publications = "apiserver_feature_lifecycle_openapi_publications_total"
+	var m featuretest.Metrics
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		var err error
+		m, err = featuretest.ScrapeMetrics(ctx, servers[0].ClientConfig())
+		return err == nil && m.Sum(publications, "openapi", "v2") >= 1, nil
+	}); err != nil {
+		t.Fatalf("%s made no first publication within 30 s: %v", hosts[0], err)
+	}
+	if n := m.Sum(publications, "openapi", "apis/apps/v1"); n != 0 {
+		t.Errorf("%s republished apps/v1 %v times after it restarted with its Features stored; want 0, it serves them so from the start", hosts[0], n)
+	}
 }
