@@ -14,9 +14,13 @@
 #   API requests       the growth of apiserver_request_total over the idle
 #                      period, by verb and resource (-v prints them)
 #
-# and the table is printed as Markdown, with the machine's load average
-# before and after, under the header of a docs/figures data file. The CPU
-# figures come from /proc/<pid>/stat.
+# with, for each row but the memory, how the median with the gate on
+# compares with the median with it off. The table is printed as Markdown,
+# with the machine's load average before and after, under the header of a
+# docs/figures data file. The CPU figures come from /proc/<pid>/stat. The
+# start's own CPU varies by a few tenths of a second from one start to the
+# next, whatever the gate (the RSA key of the loopback certificate is
+# generated anew at every start): take several ROUNDS.
 #
 # Usage: hack/measure-idle.sh [-v] [> docs/figures/idle.txt]
 # Environment: IDLE (seconds, default 120), ROUNDS (how many times each
@@ -147,12 +151,28 @@ for round in $(seq 1 "${ROUNDS}"); do
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
-row() { printf '| %s | %s | %s |\n' "$1" "$(echo ${result[on,$2]} | sed 's/ \([0-9]\)/, \1/g')" "$(echo ${result[off,$2]} | sed 's/ \([0-9]\)/, \1/g')"; }
+# median prints the median of its arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+# compare prints how the median of on compares with that of off: a ratio
+# (ratio), a change in per cent (percent) or a difference (difference).
+compare() {
+  local how=$1 on off
+  on=$(median ${result[on,$2]}) off=$(median ${result[off,$2]})
+  case "${how}" in
+    ratio) awk -v a="${on}" -v b="${off}" 'BEGIN { printf "%.2f×", a / b }' ;;
+    percent) awk -v a="${on}" -v b="${off}" 'BEGIN { printf "%+.0f %%", (a / b - 1) * 100 }' ;;
+    difference) awk -v a="${on}" -v b="${off}" 'BEGIN { printf "%+d", a - b }' ;;
+  esac
+}
+row() {
+  printf '| %s | %s | %s | %s |\n' "$1" "$(echo ${result[on,$2]} | sed 's/ \([0-9]\)/, \1/g')" \
+    "$(echo ${result[off,$2]} | sed 's/ \([0-9]\)/, \1/g')" "${3:+$(compare "$3" "$2")}"
+}
 featureflags::figures::header hack/measure-idle.sh "kube-apiserver at idle, one etcd and nothing else, FeatureLifecycle on and off (same binary and etcd data), ${features} Features, ${ROUNDS} round(s) of ${IDLE} s, load average before ${load_before}, after ${load_after}"
-echo "| | on | off |"
-echo "|---|---|---|"
-row "RSS after restart, idle (MB)" rss
+echo "| | on | off | on against off (medians) |"
+echo "|---|---|---|---|"
+row "RSS after restart, idle (MB)" rss percent
 row "Sys / live heap after GC (MB)" mem
-row "CPU in ${IDLE} s idle (after restart, s)" idle
-row "CPU from start to ready (s)" ready
-row "API requests in those ${IDLE} s" requests
+row "CPU in ${IDLE} s idle (after restart, s)" idle ratio
+row "CPU from start to ready (s)" ready ratio
+row "API requests in those ${IDLE} s" requests difference
