@@ -189,23 +189,32 @@ func (s *residueScanner) run(ctx context.Context, interval time.Duration) {
 func (s *residueScanner) pass(ctx context.Context) (int, error) {
 	targets := s.targets()
 	read := 0
+	err := s.eachServed(targets, func(gr schema.GroupResource, store migrator.Store) error {
+		n, err := s.scan(ctx, store, gr, targets[gr])
+		read += n
+		return err
+	})
+	return read, err
+}
+
+// eachServed calls visit with the store of every resource of targets, in
+// the order of their names, and stops at the first error. A resource not
+// served here (at this emulated version, say) is skipped: nothing reaches
+// its stored objects, as no task reaches them.
+func (s *residueScanner) eachServed(targets map[schema.GroupResource][]residueTarget, visit func(gr schema.GroupResource, store migrator.Store) error) error {
 	for _, gr := range slices.SortedFunc(maps.Keys(targets), func(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }) {
 		store, err := s.stores.Store(gr)
 		if migrator.IsNotServed(err) {
-			// Not served here (at this emulated version, say): nothing
-			// reaches its stored objects, as no task reaches them.
 			continue
 		}
 		if err != nil {
-			return read, err
+			return err
 		}
-		n, err := s.scan(ctx, store, gr, targets[gr])
-		read += n
-		if err != nil {
-			return read, err
+		if err := visit(gr, store); err != nil {
+			return err
 		}
 	}
-	return read, nil
+	return nil
 }
 
 // walk reads every object of gr, a page every residuePageInterval, and

@@ -17,7 +17,6 @@ limitations under the License.
 package featurelifecycle
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -98,22 +97,15 @@ type useCount struct {
 func (s *residueScanner) countUses(ctx context.Context) (int, error) {
 	targets := s.useTargets()
 	counts := map[string]map[string]*useCount{} // feature -> resource -> count
-	read := 0
-	for _, gr := range slices.SortedFunc(maps.Keys(targets), func(a, b schema.GroupResource) int { return cmp.Compare(a.String(), b.String()) }) {
-		for _, t := range targets[gr] {
+	for _, ts := range targets {
+		for _, t := range ts {
 			if counts[t.feature] == nil {
 				counts[t.feature] = map[string]*useCount{}
 			}
 		}
-		store, err := s.stores.Store(gr)
-		if migrator.IsNotServed(err) {
-			// Not served here (at this emulated version, say): nothing
-			// reaches its stored objects, as no task reaches them.
-			continue
-		}
-		if err != nil {
-			return read, err
-		}
+	}
+	read := 0
+	err := s.eachServed(targets, func(gr schema.GroupResource, store migrator.Store) error {
 		n, err := s.walk(ctx, store, gr, func(obj runtime.Object) {
 			seen := map[string]bool{}
 			for _, t := range targets[gr] {
@@ -135,9 +127,10 @@ func (s *residueScanner) countUses(ctx context.Context) (int, error) {
 			}
 		})
 		read += n
-		if err != nil {
-			return read, err
-		}
+		return err
+	})
+	if err != nil {
+		return read, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
