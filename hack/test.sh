@@ -144,6 +144,9 @@ case "${1:-}" in
     upstream=$!
     ours=0
     run go test ${GOTEST_FLAGS:-} -p "${INTEGRATION_PARALLEL:-3}" -timeout 10m "${OUR_INTEGRATION_PKGS[@]}" || ours=$?
+    # For hack/ci-timings.sh: where our packages end, the command alongside
+    # has the machine to itself.
+    featureflags::log "our integration packages ended (exit ${ours})"
     theirs=0
     wait "${upstream}" || theirs=$?
     cat "${upstream_log}"

@@ -197,6 +197,7 @@ render_ci_timings() {
     END {
       stage("unit tests (`hack/test.sh unit`)", "^go test \\./pkg/", "^hack/tools/tree")
       stage("the tree tool'"'"'s tests, etcd and the binaries the tests start", "^hack/tools/tree", "^alongside the integration tests")
+      stage("our integration packages (`test/integration/features/...`)", "^go test .*-timeout 10m \\./test/integration/features/", "^our integration packages ended")
       stage("`make verify` && `make images`, alongside our integration packages", "^gofmt of our files", "^go test -timeout 10m \\./test/integration/")
       stage("&nbsp;&nbsp;`go vet` of our packages", "^go vet of our packages", "^upstream.s hack/verify-gofmt")
       stage("&nbsp;&nbsp;upstream'"'"'s verify scripts and import restrictions", "^upstream.s hack/verify-gofmt", "^generated code$")
