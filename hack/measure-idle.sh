@@ -14,7 +14,7 @@
 #   API requests       the growth of apiserver_request_total over the idle
 #                      period, by verb and resource (-v prints them)
 #
-# with, for each row but the memory, how the median with the gate on
+# with, for each row but Sys / live heap, how the median with the gate on
 # compares with the median with it off. The table is printed as Markdown,
 # with the machine's load average before and after, under the header of a
 # docs/figures data file. The CPU figures come from /proc/<pid>/stat. The
