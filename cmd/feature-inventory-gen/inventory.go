@@ -177,13 +177,66 @@ func build(release string, seeds int, exhaustive bool, corpusRoot string) (*inve
 	notes := map[string]bool{}
 	note := func(format string, args ...interface{}) { notes[fmt.Sprintf(format, args...)] = true }
 
-	// Resources served with every gate on, and with each gate off.
+	if err := findServedOnlyWith(inv, gs, note); err != nil {
+		return nil, err
+	}
+	// Fuzzed objects prepared with every gate on, then objects with one
+	// field set each.
 	if err := gs.setAllOn(); err != nil {
 		return nil, err
 	}
+	consts := newConstantFinder()
+	fuzzed, ones := newSamples(inv, rec, seeds, consts, note)
+	samples := slices.Concat(fuzzed, ones)
+	progress("running PrepareForCreate on %d objects with each gate off", len(samples))
+	if err := findDrops(gs, samples, exhaustive, note); err != nil {
+		return nil, err
+	}
+	// Every gate on again: what now differs from the first runs is unstable
+	// too (a clock that moved between the runs).
+	if err := gs.setAllOn(); err != nil {
+		return nil, err
+	}
+	for _, s := range samples {
+		on3, err := prepare(s.res, s.obj)
+		if err != nil {
+			note("%s: PrepareForCreate with every gate on, %s: %v", s.res.GroupResource, s.trial, err)
+			continue
+		}
+		if err := s.markUnstable(on3); err != nil {
+			note("%s: converting to %s, %s: %v", s.res.GroupResource, s.res.Version, s.trial, err)
+		}
+	}
+	for _, s := range fuzzed {
+		for g, paths := range s.found {
+			for p, c := range paths {
+				if !s.unstable[p] {
+					inv.addField(gs, g, s.res.GroupResource, p, c)
+				}
+			}
+		}
+	}
+	if err := findValueFootprints(inv, gs, rec, fuzzed, ones, consts, note); err != nil {
+		return nil, err
+	}
+	if err := findRelational(inv, gs, rec, fuzzed, consts, corpusRoot, note); err != nil {
+		return nil, err
+	}
+	inv.notes = slices.Sorted(maps.Keys(notes))
+	progress("done")
+	return inv, nil
+}
+
+// findServedOnlyWith lists the resources served with every gate on (and
+// those without a store), then which of them each gate's being off
+// unserves.
+func findServedOnlyWith(inv *inventory, gs *gateSet, note func(string, ...interface{})) error {
+	if err := gs.setAllOn(); err != nil {
+		return err
+	}
 	resources, without, err := discoverResources()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	inv.resources, inv.without = resources, without
 	served := map[schema.GroupResource]bool{}
@@ -196,7 +249,7 @@ func build(release string, seeds int, exhaustive bool, corpusRoot string) (*inve
 	progress("building storage with each of %d gates off", len(gs.changeable))
 	for _, g := range gs.changeable {
 		if _, err := gs.setOff(g); err != nil {
-			return nil, err
+			return err
 		}
 		rs, ws, err := discoverResources()
 		if err != nil {
@@ -216,13 +269,14 @@ func build(release string, seeds int, exhaustive bool, corpusRoot string) (*inve
 			}
 		}
 	}
+	return nil
+}
 
-	// Fuzzed objects prepared with every gate on, twice: what differs between
-	// the two runs (random names, clocks) is left out.
-	if err := gs.setAllOn(); err != nil {
-		return nil, err
-	}
-	var samples []*sample
+// newSamples prepares, with the gates as they are (every one on), seeds
+// fuzzed objects of each resource, twice (what differs between the two
+// runs, random names and clocks, is left out), and objects with one field
+// set each, for the fields the fuzzers leave unset.
+func newSamples(inv *inventory, rec *recordingGate, seeds int, consts *constantFinder, note func(string, ...interface{})) (fuzzed, ones []*sample) {
 	for i := range inv.resources {
 		r := &inv.resources[i]
 		progress("fuzzing %s", r.GroupResource)
@@ -233,30 +287,30 @@ func build(release string, seeds int, exhaustive bool, corpusRoot string) (*inve
 				continue
 			}
 			if s := newSample(rec, r, obj, fmt.Sprintf("seed %d", seed), note); s != nil {
-				samples = append(samples, s)
+				fuzzed = append(fuzzed, s)
 			}
 		}
 	}
-	// Objects with one field set each, for the fields the fuzzers leave
-	// unset.
-	consts := newConstantFinder()
-	ones := singles(inv.resources, consts, note)
-	inv.singles = len(ones)
-	progress("preparing %d objects with one field set each", len(ones))
-	fuzzed := samples
-	for _, o := range ones {
+	singleObjects := singles(inv.resources, consts, note)
+	inv.singles = len(singleObjects)
+	progress("preparing %d objects with one field set each", len(singleObjects))
+	for _, o := range singleObjects {
 		if s := newSample(rec, o.res, o.obj, "only "+o.path, note); s != nil {
 			s.single = o.path
-			samples = append(samples, s)
+			ones = append(ones, s)
 		}
 	}
+	return fuzzed, ones
+}
 
-	// Each gate off in turn.
-	progress("running PrepareForCreate on %d objects with each gate off", len(samples))
+// findDrops runs PrepareForCreate on every sample with each gate off in
+// turn and records, in the sample, the paths it drops (without
+// exhaustive, only of the samples whose preparation read the gate).
+func findDrops(gs *gateSet, samples []*sample, exhaustive bool, note func(string, ...interface{})) error {
 	for _, g := range gs.changeable {
 		off, err := gs.setOff(g)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, s := range samples {
 			if !exhaustive && !readsAny(s.reads, off) {
@@ -280,59 +334,35 @@ func build(release string, seeds int, exhaustive bool, corpusRoot string) (*inve
 			}
 		}
 	}
+	return nil
+}
 
-	// Every gate on again: what now differs from the first runs is unstable
-	// too (a clock that moved between the runs).
-	if err := gs.setAllOn(); err != nil {
-		return nil, err
-	}
-	for _, s := range samples {
-		on3, err := prepare(s.res, s.obj)
-		if err != nil {
-			note("%s: PrepareForCreate with every gate on, %s: %v", s.res.GroupResource, s.trial, err)
-			continue
-		}
-		if err := s.markUnstable(on3); err != nil {
-			note("%s: converting to %s, %s: %v", s.res.GroupResource, s.res.Version, s.trial, err)
-		}
-	}
-
-	for _, s := range fuzzed {
-		for g, paths := range s.found {
-			for p, c := range paths {
-				if !s.unstable[p] {
-					inv.addField(gs, g, s.res.GroupResource, p, c)
-				}
-			}
-		}
-	}
+// findValueFootprints adds the footprints found beyond the fields the
+// strategies drop on create: on status updates, in one-field objects, in
+// kept values, refused values and stricter values (but the status updates
+// and values in relationalOnly runs).
+func findValueFootprints(inv *inventory, gs *gateSet, rec *recordingGate, fuzzed, ones []*sample, consts *constantFinder, note func(string, ...interface{})) error {
+	samples := slices.Concat(fuzzed, ones)
 	if !relationalOnly {
 		progress("running status updates on %d objects with each gate off", len(samples))
 		if err := findUpdateDrops(inv, gs, rec, samples, note); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	addSingleDrops(inv, gs, samples[len(fuzzed):])
-	if !relationalOnly {
-		progress("trying the declared values of dropped fields")
-		if err := findKeptValues(inv, gs, fuzzed, consts, note); err != nil {
-			return nil, err
-		}
-		progress("validating the declared values of fields")
-		if err := findRefusedValues(inv, gs, rec, fuzzed, consts, note); err != nil {
-			return nil, err
-		}
-		progress("validating probes of free-form string fields")
-		if err := findStricterValues(inv, gs, rec, fuzzed, consts, note); err != nil {
-			return nil, err
-		}
+	addSingleDrops(inv, gs, ones)
+	if relationalOnly {
+		return nil
 	}
-	if err := findRelational(inv, gs, rec, fuzzed, consts, corpusRoot, note); err != nil {
-		return nil, err
+	progress("trying the declared values of dropped fields")
+	if err := findKeptValues(inv, gs, fuzzed, consts, note); err != nil {
+		return err
 	}
-	inv.notes = slices.Sorted(maps.Keys(notes))
-	progress("done")
-	return inv, nil
+	progress("validating the declared values of fields")
+	if err := findRefusedValues(inv, gs, rec, fuzzed, consts, note); err != nil {
+		return err
+	}
+	progress("validating probes of free-form string fields")
+	return findStricterValues(inv, gs, rec, fuzzed, consts, note)
 }
 
 // addField records that turning g off drops or changes path p of gr; a

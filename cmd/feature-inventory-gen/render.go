@@ -219,51 +219,7 @@ func (inv *inventory) render() []byte {
 
 	b.WriteString("\ngates:\n")
 	for _, g := range slices.Sorted(maps.Keys(inv.footprints)) {
-		fp := inv.footprints[g]
-		fmt.Fprintf(&b, "  %s:\n", g)
-		if len(fp.turnsOff) > 1 {
-			fmt.Fprintf(&b, "    turnsOff: [%s]\n", joinGates(fp.turnsOff))
-		}
-		for _, kind := range []Change{Dropped, Changed} {
-			key := "fields"
-			if kind == Changed {
-				key = "changed"
-			}
-			wrote := false
-			for _, gr := range sortedGRs(fp.fields) {
-				paths := fp.fields[gr]
-				var ps []string
-				for _, p := range slices.Sorted(maps.Keys(paths)) {
-					if paths[p] == kind {
-						ps = append(ps, p)
-					}
-				}
-				if len(ps) == 0 {
-					continue
-				}
-				if !wrote {
-					fmt.Fprintf(&b, "    %s:\n", key)
-					wrote = true
-				}
-				fmt.Fprintf(&b, "      %s:\n", gr)
-				for _, p := range ps {
-					fmt.Fprintf(&b, "      - %s\n", yamlString(p))
-				}
-			}
-		}
-		if len(fp.keeps) > 0 {
-			b.WriteString("    keeps:\n")
-			for _, gr := range sortedGRs(fp.keeps) {
-				fmt.Fprintf(&b, "      %s:\n", gr)
-				for _, p := range slices.Sorted(maps.Keys(fp.keeps[gr])) {
-					vs := make([]string, len(fp.keeps[gr][p]))
-					for i, v := range fp.keeps[gr][p] {
-						vs[i] = yamlString(v)
-					}
-					fmt.Fprintf(&b, "        %s: [%s]\n", yamlString(p), strings.Join(vs, ", "))
-				}
-			}
-		}
+		inv.footprints[g].render(&b, g)
 	}
 
 	renderValues(&b, "\n# Values validation refuses with the gate off and accepts with every gate\n# on, by resource and field path (see the header).\nrefusedValues:", inv.refused)
@@ -389,6 +345,54 @@ markers:
 		b.WriteString("\n")
 		for _, m := range l.list {
 			fmt.Fprintf(b, "  - %s\n", strconv.Quote(m))
+		}
+	}
+}
+
+// render writes fp, the footprint of gate g, as an entry of gates.
+func (fp *footprint) render(b *bytes.Buffer, g featuregate.Feature) {
+	fmt.Fprintf(b, "  %s:\n", g)
+	if len(fp.turnsOff) > 1 {
+		fmt.Fprintf(b, "    turnsOff: [%s]\n", joinGates(fp.turnsOff))
+	}
+	for _, kind := range []Change{Dropped, Changed} {
+		key := "fields"
+		if kind == Changed {
+			key = "changed"
+		}
+		wrote := false
+		for _, gr := range sortedGRs(fp.fields) {
+			paths := fp.fields[gr]
+			var ps []string
+			for _, p := range slices.Sorted(maps.Keys(paths)) {
+				if paths[p] == kind {
+					ps = append(ps, p)
+				}
+			}
+			if len(ps) == 0 {
+				continue
+			}
+			if !wrote {
+				fmt.Fprintf(b, "    %s:\n", key)
+				wrote = true
+			}
+			fmt.Fprintf(b, "      %s:\n", gr)
+			for _, p := range ps {
+				fmt.Fprintf(b, "      - %s\n", yamlString(p))
+			}
+		}
+	}
+	if len(fp.keeps) > 0 {
+		b.WriteString("    keeps:\n")
+		for _, gr := range sortedGRs(fp.keeps) {
+			fmt.Fprintf(b, "      %s:\n", gr)
+			for _, p := range slices.Sorted(maps.Keys(fp.keeps[gr])) {
+				vs := make([]string, len(fp.keeps[gr][p]))
+				for i, v := range fp.keeps[gr][p] {
+					vs[i] = yamlString(v)
+				}
+				fmt.Fprintf(b, "        %s: [%s]\n", yamlString(p), strings.Join(vs, ", "))
+			}
 		}
 	}
 }

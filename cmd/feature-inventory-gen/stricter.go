@@ -132,50 +132,9 @@ func findStricterValues(inv *inventory, gs *gateSet, rec *recordingGate, samples
 	if err := gs.setAllOn(); err != nil {
 		return err
 	}
-	samples = bySize(samples)
-	objects := map[*sample]map[string]interface{}{}
-	var probed []*probeTrial
-	for i := range inv.resources {
-		r := &inv.resources[i]
-		var own []*sample
-		for _, s := range samples {
-			if s.res == r {
-				own = append(own, s)
-			}
-		}
-		if len(own) == 0 {
-			continue
-		}
-		paths, err := stringPaths(reflect.TypeOf(own[0].on), consts)
-		if err != nil {
-			return err
-		}
-		for _, p := range slices.Sorted(maps.Keys(paths)) {
-			fp, err := gatedfield.Parse(p)
-			if err != nil {
-				return err
-			}
-			s, err := firstSetting(own, fp, objects)
-			if err != nil {
-				note("%s: reading %s: %v", r.GroupResource, p, err)
-				continue
-			}
-			if s == nil {
-				continue
-			}
-			for _, probe := range probes {
-				var v interface{} = probe
-				if paths[p] {
-					v = []interface{}{probe}
-				}
-				obj, err := withObject(s, fp, v)
-				if err != nil || obj == nil {
-					note("%s: setting %s=%s, %s: %v", r.GroupResource, p, probe, s.trial, err)
-					continue
-				}
-				probed = append(probed, &probeTrial{res: r, path: p, probe: probe, obj: obj, open: true})
-			}
-		}
+	probed, err := stringProbes(inv, bySize(samples), consts, note)
+	if err != nil {
+		return err
 	}
 	// Validation is safe to run concurrently (an apiserver does); which
 	// gates it reads is recorded below, for the few that matter.
@@ -263,4 +222,54 @@ func findStricterValues(inv *inventory, gs *gateSet, rec *recordingGate, samples
 // it (indices and keys collapsed to [*]).
 func errorsAtOrIn(errs field.ErrorList, path string) bool {
 	return errorsAt(errs, path) || errorsAt(errs, path+"[*]")
+}
+
+// stringProbes sets, in the first of samples of each resource that sets it,
+// each free-form string path (stringPaths) to each of probes.
+func stringProbes(inv *inventory, samples []*sample, consts *constantFinder, note func(string, ...interface{})) ([]*probeTrial, error) {
+	objects := map[*sample]map[string]interface{}{}
+	var probed []*probeTrial
+	for i := range inv.resources {
+		r := &inv.resources[i]
+		var own []*sample
+		for _, s := range samples {
+			if s.res == r {
+				own = append(own, s)
+			}
+		}
+		if len(own) == 0 {
+			continue
+		}
+		paths, err := stringPaths(reflect.TypeOf(own[0].on), consts)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range slices.Sorted(maps.Keys(paths)) {
+			fp, err := gatedfield.Parse(p)
+			if err != nil {
+				return nil, err
+			}
+			s, err := firstSetting(own, fp, objects)
+			if err != nil {
+				note("%s: reading %s: %v", r.GroupResource, p, err)
+				continue
+			}
+			if s == nil {
+				continue
+			}
+			for _, probe := range probes {
+				var v interface{} = probe
+				if paths[p] {
+					v = []interface{}{probe}
+				}
+				obj, err := withObject(s, fp, v)
+				if err != nil || obj == nil {
+					note("%s: setting %s=%s, %s: %v", r.GroupResource, p, probe, s.trial, err)
+					continue
+				}
+				probed = append(probed, &probeTrial{res: r, path: p, probe: probe, obj: obj, open: true})
+			}
+		}
+	}
+	return probed, nil
 }

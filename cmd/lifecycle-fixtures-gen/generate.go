@@ -184,9 +184,62 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	f := &fixture{gate: gate, left: map[string]string{}}
 	ns := lifecyclefixtures.Namespace(gate)
 	g.node = ns
-	lc := g.derived[gate]
-	ins := lc.Inspectors()
+	ins := g.derived[gate].Inspectors()
+	paths, refused, err := g.fixturePaths(gate)
+	if err != nil {
+		return nil, err
+	}
+	served := g.inv.ServedOnlyWith(string(gate))
 
+	resources := slices.SortedFunc(maps.Keys(paths), compareGR)
+	for _, gr := range served {
+		if _, ok := paths[gr]; !ok {
+			resources = append(resources, gr)
+		}
+	}
+	for _, gr := range resources {
+		base, err := g.template(gr, gate, ns)
+		if err != nil {
+			for _, p := range paths[gr] {
+				f.left[gr.String()+": "+p.String()] = err.Error()
+			}
+			continue
+		}
+		isServed := slices.Contains(served, gr)
+		if isServed && len(paths[gr]) == 0 {
+			if err := g.check(gate, gr, base, nil, ins, true); err != nil {
+				f.left[gr.String()] = err.Error()
+				continue
+			}
+			f.objects = append(f.objects, object{resource: gr, obj: base})
+			continue
+		}
+		if err := g.placePaths(f, gr, base, paths[gr], refused[gr], ins, isServed); err != nil {
+			return nil, err
+		}
+	}
+
+	// Control objects with what kube-apiserver wrote that needs no task.
+	controls, err := g.controls(gate, ns)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range controls {
+		if c.err != nil {
+			f.left[c.key] = c.err.Error()
+			continue
+		}
+		f.objects = append(f.objects, c.object)
+	}
+	if err := g.cover(f, ins); err != nil {
+		return nil, err
+	}
+	return f, g.reset()
+}
+
+// fixturePaths returns the paths gate's fixture sets, by resource, and the
+// values validation refuses with the gate off, by resource and path.
+func (g *generator) fixturePaths(gate featuregate.Feature) (map[schema.GroupResource][]gatedfield.Path, map[schema.GroupResource]map[string][]string, error) {
 	// Leaf paths by resource; a pod spec path goes to every resource that
 	// holds a pod spec, as the derived tasks apply it.
 	paths := map[schema.GroupResource][]gatedfield.Path{}
@@ -225,110 +278,84 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 	// values: their values hold the relation (values.go).
 	related, err := lifecycle.HeldRelational(g.inv, g.catalog, string(gate))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, gr := range slices.SortedFunc(maps.Keys(related), compareGR) {
 		for _, p := range slices.Sorted(maps.Keys(related[gr])) {
 			paths[gr] = append(paths[gr], gatedfield.MustParse(p)) // checked by inventory.Parse
 		}
 	}
-	served := g.inv.ServedOnlyWith(string(gate))
+	return paths, refused, nil
+}
 
-	resources := slices.SortedFunc(maps.Keys(paths), compareGR)
-	for _, gr := range served {
-		if _, ok := paths[gr]; !ok {
-			resources = append(resources, gr)
+// placePaths adds to f objects of gr, from base, that set paths (with
+// refused, the values validation refuses with the gate off, by path), and
+// the paths no object could set, with why, to f.left.
+func (g *generator) placePaths(f *fixture, gr schema.GroupResource, base map[string]interface{}, paths []gatedfield.Path,
+	refused map[string][]string, ins map[string]tasks.Inspector, isServed bool) error {
+	gate := f.gate
+	// Each path alone, then all that passed together (adding them one by
+	// one if the whole does not pass).
+	var ok []gatedfield.Path
+	var frags []map[string]interface{}
+	for _, p := range paths {
+		frag, err := g.valueFragment(gr, p, refused[p.String()])
+		if err == nil {
+			candidate := merge(deepCopy(base), frag)
+			err = g.check(gate, gr, candidate, []gatedfield.Path{p}, ins, isServed)
 		}
-	}
-	for _, gr := range resources {
-		base, err := g.template(gr, gate, ns)
 		if err != nil {
-			for _, p := range paths[gr] {
-				f.left[gr.String()+": "+p.String()] = err.Error()
-			}
+			f.left[gr.String()+": "+p.String()] = err.Error()
 			continue
 		}
-		isServed := slices.Contains(served, gr)
-		obj := base
-		if isServed && len(paths[gr]) == 0 {
-			if err := g.check(gate, gr, obj, nil, ins, true); err != nil {
-				f.left[gr.String()] = err.Error()
-				continue
-			}
-		} else {
-			// Each path alone, then all that passed together (adding them
-			// one by one if the whole does not pass).
-			var ok []gatedfield.Path
-			var frags []map[string]interface{}
-			for _, p := range paths[gr] {
-				frag, err := g.valueFragment(gr, p, refused[gr][p.String()])
-				if err == nil {
-					candidate := merge(deepCopy(base), frag)
-					err = g.check(gate, gr, candidate, []gatedfield.Path{p}, ins, isServed)
-				}
-				if err != nil {
-					f.left[gr.String()+": "+p.String()] = err.Error()
-					continue
-				}
-				ok = append(ok, p)
-				frags = append(frags, frag)
-			}
-			if len(ok) == 0 {
-				continue
-			}
-			// Paths that cannot go together (one-of choices) go into
-			// another object of the resource.
-			var objs []object
-			for i, frag := range frags {
-				placed := false
-				for j := range objs {
-					candidate := merge(deepCopy(objs[j].obj), frag)
-					if err := g.check(gate, gr, candidate, pathsOf(append(slices.Clone(objs[j].paths), ok[i].String())), ins, isServed); err == nil {
-						objs[j].obj = candidate
-						objs[j].paths = append(objs[j].paths, ok[i].String())
-						placed = true
-						break
-					}
-				}
-				if placed {
-					continue
-				}
-				candidate := merge(deepCopy(base), frag)
-				if len(objs) > 0 {
-					if err := unstructured.SetNestedField(candidate, fmt.Sprintf("%s-%d", base["metadata"].(map[string]interface{})["name"], len(objs)+1), "metadata", "name"); err != nil {
-						return nil, err
-					}
-				}
-				if err := g.check(gate, gr, candidate, []gatedfield.Path{ok[i]}, ins, isServed); err != nil {
-					f.left[gr.String()+": "+ok[i].String()] = err.Error()
-					continue
-				}
-				objs = append(objs, object{resource: gr, obj: candidate, paths: []string{ok[i].String()}})
-			}
-			f.objects = append(f.objects, objs...)
-			continue
-		}
-		f.objects = append(f.objects, object{resource: gr, obj: obj})
+		ok = append(ok, p)
+		frags = append(frags, frag)
 	}
+	if len(ok) == 0 {
+		return nil
+	}
+	// Paths that cannot go together (one-of choices) go into another
+	// object of the resource.
+	var objs []object
+	for i, frag := range frags {
+		placed := false
+		for j := range objs {
+			candidate := merge(deepCopy(objs[j].obj), frag)
+			if err := g.check(gate, gr, candidate, pathsOf(append(slices.Clone(objs[j].paths), ok[i].String())), ins, isServed); err == nil {
+				objs[j].obj = candidate
+				objs[j].paths = append(objs[j].paths, ok[i].String())
+				placed = true
+				break
+			}
+		}
+		if placed {
+			continue
+		}
+		candidate := merge(deepCopy(base), frag)
+		if len(objs) > 0 {
+			if err := unstructured.SetNestedField(candidate, fmt.Sprintf("%s-%d", base["metadata"].(map[string]interface{})["name"], len(objs)+1), "metadata", "name"); err != nil {
+				return err
+			}
+		}
+		if err := g.check(gate, gr, candidate, []gatedfield.Path{ok[i]}, ins, isServed); err != nil {
+			f.left[gr.String()+": "+ok[i].String()] = err.Error()
+			continue
+		}
+		objs = append(objs, object{resource: gr, obj: candidate, paths: []string{ok[i].String()}})
+	}
+	f.objects = append(f.objects, objs...)
+	return nil
+}
 
-	// Control objects with what kube-apiserver wrote that needs no task.
-	controls, err := g.controls(gate, ns)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range controls {
-		if c.err != nil {
-			f.left[c.key] = c.err.Error()
-			continue
-		}
-		f.objects = append(f.objects, c.object)
-	}
-
+// cover lists, in f.uncovered, the inspecting tasks of ins that hold none
+// of f's objects.
+func (g *generator) cover(f *fixture, ins map[string]tasks.Inspector) error {
+	gate := f.gate
 	// Every inspecting task must hold an object.
 	for name, in := range ins {
 		held := false
 		if err := g.setGate(gate, true); err != nil {
-			return nil, err
+			return err
 		}
 		for _, o := range f.objects {
 			stored, gr, err := lifecyclefixtures.Prepare(&unstructured.Unstructured{Object: o.obj})
@@ -336,7 +363,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 				continue
 			}
 			if held, err = g.holds(gate, name, in, stored); err != nil {
-				return nil, err
+				return err
 			}
 			if held {
 				break
@@ -347,7 +374,7 @@ func (g *generator) fixture(gate featuregate.Feature) (*fixture, error) {
 		}
 	}
 	slices.Sort(f.uncovered)
-	return f, g.reset()
+	return nil
 }
 
 // control is a control object of a fixture, or why it could not be made.
