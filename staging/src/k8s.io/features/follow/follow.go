@@ -18,14 +18,10 @@ package follow
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -118,14 +114,6 @@ type desired struct {
 	Enabled             bool                               `json:"enabled"`
 	Management          featuresv1alpha1.FeatureManagement `json:"management"`
 	AppliesWhileRunning bool                               `json:"appliesWhileRunning,omitempty"`
-}
-
-// cacheContent is the content of Options.CacheFile.
-type cacheContent struct {
-	// Written is when the desired states were read from the API.
-	Written time.Time `json:"written"`
-	// Features are the desired states, by gate.
-	Features []desired `json:"features"`
 }
 
 // following is how a gate's value follows its Feature.
@@ -262,13 +250,13 @@ func (f *Follower) start(ctx context.Context, client kubernetes.Interface) error
 		}
 		wanted := f.wanted(logger, items)
 		applyErr = f.apply(logger, wanted, false)
-		f.writeCache(logger, wanted)
+		cacheFile(f.opts.CacheFile).write(logger, wanted)
 	case f.hasApplied():
 		// Connect after Start from the cache: the cached values stay
 		// until the informer reads the Features.
 		logger.Info("Cannot read the Features whose desired state this process follows yet", "err", err)
 	default:
-		cached, cerr := f.readCache()
+		cached, cerr := cacheFile(f.opts.CacheFile).read()
 		if cerr != nil {
 			if client != nil || f.opts.CacheFile != "" {
 				logger.Info("Cannot read the Features whose desired state this process follows, and no cached desired state", "err", err, "cacheFile", f.opts.CacheFile, "cacheErr", cerr)
@@ -598,50 +586,11 @@ func (f *Follower) sync(logger klog.Logger, lister featureslisters.FeatureTarget
 	if !changed {
 		return nil
 	}
-	f.writeCache(logger, wanted)
+	cacheFile(f.opts.CacheFile).write(logger, wanted)
 	if len(restart) > 0 {
 		slices.Sort(restart)
 		f.opts.Restart("the desired state of feature gates that apply only at start changed: " + strings.Join(restart, ", "))
 		return nil
 	}
 	return f.apply(logger, wanted, false)
-}
-
-func (f *Follower) readCache() (*cacheContent, error) {
-	if f.opts.CacheFile == "" {
-		return nil, errors.New("no cache file configured")
-	}
-	data, err := os.ReadFile(f.opts.CacheFile)
-	if err != nil {
-		return nil, err
-	}
-	var c cacheContent
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", f.opts.CacheFile, err)
-	}
-	return &c, nil
-}
-
-// writeCache replaces the cache file with wanted, atomically.
-func (f *Follower) writeCache(logger klog.Logger, wanted map[featuregate.Feature]desired) {
-	if f.opts.CacheFile == "" {
-		return
-	}
-	c := cacheContent{Written: time.Now().UTC(), Features: []desired{}}
-	for _, gate := range slices.Sorted(maps.Keys(wanted)) {
-		c.Features = append(c.Features, wanted[gate])
-	}
-	data, err := json.MarshalIndent(c, "", "  ")
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(f.opts.CacheFile), 0o755)
-	}
-	if err == nil {
-		tmp := f.opts.CacheFile + ".tmp." + strconv.Itoa(os.Getpid())
-		if err = os.WriteFile(tmp, data, 0o644); err == nil {
-			err = os.Rename(tmp, f.opts.CacheFile)
-		}
-	}
-	if err != nil {
-		logger.Error(err, "Cannot write the cache of followed desired states", "cacheFile", f.opts.CacheFile)
-	}
 }
