@@ -60,72 +60,13 @@ func (r *repository) export(dir string) error {
 		return err
 	}
 	commits := strings.Fields(out)
-
-	addedBy := map[string]int{} // our file -> index of the commit adding it
-	type exported struct {
-		name     string
-		patch    []byte
-		upstream []string
-	}
-	var series []exported
-	for i, c := range commits {
-		changes, err := git(dir, nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--name-status", c+"^", c)
-		if err != nil {
-			return err
-		}
-		fields := strings.Split(strings.TrimSuffix(string(changes), "\x00"), "\x00")
-		var ups []string
-		for j := 0; j+1 < len(fields); j += 2 {
-			status, p := fields[j], fields[j+1]
-			switch {
-			case upstream[p]:
-				ups = append(ups, p)
-			case status == "A" && isTreePath(p):
-				if prev, ok := addedBy[p]; ok {
-					return fmt.Errorf("%s is added by %s and again by %s", p, short(commits[prev]), short(c))
-				}
-				addedBy[p] = i
-			case !isTreePath(p):
-				return fmt.Errorf("commit %s changes %s, which is neither upstream's nor under %s", short(c), p, strings.Join(treeDirs, "/, "))
-			default:
-				if prev, ok := addedBy[p]; ok && status == "D" {
-					return fmt.Errorf("commit %s deletes %s, which commit %s added: fold the deletion into that commit (git commit --fixup=%s; git rebase -i --autosquash %s)", short(c), p, short(commits[prev]), short(commits[prev]), release)
-				}
-				// A change to a file of ours an earlier commit added, or
-				// a file the series itself moved or deleted.
-				ups = append(ups, p)
-			}
-		}
-		name, err := patchName(dir, c, i+1)
-		if err != nil {
-			return err
-		}
-		patch, err := formatPatch(dir, c, i+1, ups)
-		if err != nil {
-			return err
-		}
-		series = append(series, exported{name: name, patch: patch, upstream: ups})
-	}
-
-	// Uncommitted changes: files of ours are taken from the working copy.
-	changes, err := edits(dir)
+	series, addedBy, err := exportCommits(dir, release, commits, upstream)
 	if err != nil {
 		return err
 	}
-	workingCopy := map[string]bool{}
-	var refused []string
-	for _, e := range changes {
-		code, p := e[:2], e[3:]
-		if _, ours := addedBy[p]; ours && (code == " M" || code == "M " || code == "MM") {
-			workingCopy[p] = true
-			continue
-		}
-		refused = append(refused, code+" "+p)
+	if err := takeEdits(dir, addedBy); err != nil {
+		return err
 	}
-	if len(refused) > 0 {
-		return fmt.Errorf("uncommitted changes in %s that belong to no commit yet; commit them (git commit --fixup=<commit> for a change to an upstream file) and export again:\n  %s", dir, strings.Join(refused, "\n  "))
-	}
-
 	// Our files at HEAD (or in the working copy), by commit.
 	byCommit := make([][]string, len(commits))
 	for p, i := range addedBy {
@@ -134,7 +75,8 @@ func (r *repository) export(dir string) error {
 	ours := mapKeysInt(addedBy)
 	slices.Sort(ours)
 	for _, p := range ours {
-		// The working copy holds HEAD's content unless workingCopy[p].
+		// The working copy holds HEAD's content, or the edits takeEdits
+		// took.
 		if err := copyFile(filepath.Join(dir, p), filepath.Join(r.root, p)); err != nil {
 			return err
 		}
@@ -153,7 +95,94 @@ func (r *repository) export(dir string) error {
 		}
 	}
 
-	// patches/: written anew.
+	if err := r.writePatches(series, byCommit); err != nil {
+		return err
+	}
+	if _, err := git(dir, nil, nil, "update-ref", madeRef, "HEAD"); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "tree: exported %d commits (%d files of ours) into %s\n", len(series), len(ours), r.root)
+	return nil
+}
+
+// exported is one commit of the series as export writes it: its patch's
+// name and content, and the files it changes that exist before it.
+type exported struct {
+	name     string
+	patch    []byte
+	upstream []string
+}
+
+// exportCommits returns commits (the series, from the release on) as
+// patches, and, for each file of ours, the index of the commit adding it.
+// upstream holds the release's files.
+func exportCommits(dir, release string, commits []string, upstream map[string]bool) (series []exported, addedBy map[string]int, err error) {
+	addedBy = map[string]int{}
+	for i, c := range commits {
+		changes, err := git(dir, nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--name-status", c+"^", c)
+		if err != nil {
+			return nil, nil, err
+		}
+		fields := strings.Split(strings.TrimSuffix(string(changes), "\x00"), "\x00")
+		var ups []string
+		for j := 0; j+1 < len(fields); j += 2 {
+			status, p := fields[j], fields[j+1]
+			switch {
+			case upstream[p]:
+				ups = append(ups, p)
+			case status == "A" && isTreePath(p):
+				if prev, ok := addedBy[p]; ok {
+					return nil, nil, fmt.Errorf("%s is added by %s and again by %s", p, short(commits[prev]), short(c))
+				}
+				addedBy[p] = i
+			case !isTreePath(p):
+				return nil, nil, fmt.Errorf("commit %s changes %s, which is neither upstream's nor under %s", short(c), p, strings.Join(treeDirs, "/, "))
+			default:
+				if prev, ok := addedBy[p]; ok && status == "D" {
+					return nil, nil, fmt.Errorf("commit %s deletes %s, which commit %s added: fold the deletion into that commit (git commit --fixup=%s; git rebase -i --autosquash %s)", short(c), p, short(commits[prev]), short(commits[prev]), release)
+				}
+				// A change to a file of ours an earlier commit added, or
+				// a file the series itself moved or deleted.
+				ups = append(ups, p)
+			}
+		}
+		name, err := patchName(dir, c, i+1)
+		if err != nil {
+			return nil, nil, err
+		}
+		patch, err := formatPatch(dir, c, i+1, ups)
+		if err != nil {
+			return nil, nil, err
+		}
+		series = append(series, exported{name: name, patch: patch, upstream: ups})
+	}
+	return series, addedBy, nil
+}
+
+// takeEdits refuses uncommitted changes in dir but to files of ours
+// (addedBy), which export takes from the working copy as they are.
+func takeEdits(dir string, addedBy map[string]int) error {
+	changes, err := edits(dir)
+	if err != nil {
+		return err
+	}
+	var refused []string
+	for _, e := range changes {
+		code, p := e[:2], e[3:]
+		if _, ours := addedBy[p]; ours && (code == " M" || code == "M " || code == "MM") {
+			continue
+		}
+		refused = append(refused, code+" "+p)
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("uncommitted changes in %s that belong to no commit yet; commit them (git commit --fixup=<commit> for a change to an upstream file) and export again:\n  %s", dir, strings.Join(refused, "\n  "))
+	}
+	return nil
+}
+
+// writePatches replaces patches/ with series, and the files of ours each
+// commit adds (byCommit, by index) in its .files.
+func (r *repository) writePatches(series []exported, byCommit [][]string) error {
 	old, _ := filepath.Glob(filepath.Join(r.patchesDir(), "[0-9][0-9][0-9][0-9]-*.*"))
 	for _, f := range old {
 		if strings.HasSuffix(f, ".patch") || strings.HasSuffix(f, ".files") {
@@ -174,10 +203,6 @@ func (r *repository) export(dir string) error {
 			return err
 		}
 	}
-	if _, err := git(dir, nil, nil, "update-ref", madeRef, "HEAD"); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "tree: exported %d commits (%d files of ours) into %s\n", len(series), len(ours), r.root)
 	return nil
 }
 
