@@ -4,7 +4,7 @@
 #
 #   hack/test.sh unit          our unit tests, and upstream's unit tests of
 #                              the upstream packages the series modifies (but
-#                              UPSTREAM_UNIT_HEAVY); then hack/tools/tree's
+#                              UPSTREAM_UNIT_HEAVY); then hack/tools/*'s
 #   hack/test.sh integration   our integration tests (test/integration/features/...)
 #                              and a set of upstream's integration tests of
 #                              what the series touches, with FeatureLifecycle off
@@ -98,8 +98,10 @@ case "${1:-}" in
   unit)
     mapfile -t upstream < <(upstream_unit_packages | grep -Ev "${UPSTREAM_UNIT_HEAVY}")
     run go test ${GOTEST_FLAGS:-} "${OUR_UNIT_PKGS[@]}" "${upstream[@]}"
-    featureflags::log "hack/tools/tree"
-    (cd "${FEATUREFLAGS_ROOT}/hack/tools/tree" && go test ${GOTEST_FLAGS:-} ./...) ;;
+    for tool in tree shape; do
+      featureflags::log "hack/tools/${tool}"
+      (cd "${FEATUREFLAGS_ROOT}/hack/tools/${tool}" && GOWORK=off go test ${GOTEST_FLAGS:-} ./...) || exit 1
+    done ;;
   integration)
     # The components the tests start as processes (harness.Binary).
     "${FEATUREFLAGS_ROOT}/hack/build.sh" kube-apiserver kube-controller-manager kube-scheduler kubelet

@@ -49,6 +49,11 @@ if [[ -n "${unformatted}" ]]; then
   exit 1
 fi
 
+featureflags::log "the shape of our code: files, functions and types within hack/tools/shape's limits"
+shape="${FEATUREFLAGS_ROOT}/_output/tools/shape"
+(cd hack/tools/shape && GOWORK=off GOFLAGS=-buildvcs=false go build -o "${shape}" .)
+git ls-files -z --cached --others --exclude-standard -- '*.go' | xargs -0 "${shape}"
+
 featureflags::log "the series: every file belongs to one commit, the tree is current"
 hack/tree.sh check
 featureflags::tree::ensure
