@@ -17,6 +17,7 @@ limitations under the License.
 package featurelifecycle
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -53,6 +54,23 @@ func (a *apiServers) renewedWithin(now time.Time, window time.Duration) ([]strin
 // lease within the liveness window.
 func (a *apiServers) live(now time.Time) ([]string, error) {
 	return a.renewedWithin(now, a.livenessWindow)
+}
+
+// recheckUntilLive returns when an apiserver that found it does not lead a
+// Feature must look at it again: while its own identity lease (self) is
+// not live in its cache, after half the liveness window (the tick's
+// period); else never (the Feature's events and the tick bring it back).
+// A lapse of its own lease shorter than a tick (a partition that healed
+// quickly) is not a change of the live apiservers the tick sees, but the
+// other apiservers may already count it live again and leave the Feature
+// to it: without a look of its own, nobody would lead until the next
+// event.
+func (a *apiServers) recheckUntilLive(self string, now time.Time) time.Duration {
+	live, err := a.live(now)
+	if err != nil || slices.Contains(live, self) {
+		return 0
+	}
+	return a.livenessWindow / 2
 }
 
 // voters returns the kube-apiservers whose configuration counts for desired

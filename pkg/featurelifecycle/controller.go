@@ -381,7 +381,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		if namespace == KubeNamespace {
 			c.rollouts.drop(key)
 		}
-		return 0, nil
+		return c.apiservers.recheckUntilLive(c.self, now), nil
 	}
 	if current := featuresv1alpha1.FeatureName(f.Spec.Gate); namespace == KubeNamespace && f.Name != current {
 		return c.retirement.retireRenamed(ctx, f, current)

@@ -660,3 +660,48 @@ func TestControllerManagementFollowsTheAPIServers(t *testing.T) {
 		t.Errorf("the apiservers agree on the management, and their values do not vote: %+v", cond)
 	}
 }
+
+// TestControllerLooksAgainUntilItsLeaseIsLive: an apiserver whose own
+// identity lease lapsed (a partition shorter than a tick) does not lead,
+// and looks at the Feature again after half the liveness window rather
+// than at the next event: the other apiservers may count it live again,
+// and leave the Feature to it, before its own tick sees a change. A live
+// apiserver that does not lead waits for an event.
+func TestControllerLooksAgainUntilItsLeaseIsLive(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.features = featuresfake.NewClientset(testGateFeature("Enabled", "Enabled"))
+	a := h.controller("apiserver-a", true)
+	window := DefaultConfig().LivenessWindow
+
+	// Its own lease lapsed: no lead, and a look again.
+	h.clock.SetTime(h.clock.Now().Add(window + time.Second))
+	h.features.ClearActions()
+	if _, requeue := h.sync(a); requeue != window/2 {
+		t.Errorf("an apiserver whose own lease lapsed must look again after %s, got %s", window/2, requeue)
+	}
+	for _, action := range h.features.Actions() {
+		if action.GetVerb() != "get" {
+			t.Fatalf("an apiserver whose own lease lapsed wrote: %v", action)
+		}
+	}
+
+	// Live again, with a live apiserver that leads the Feature: no look
+	// again.
+	other := ""
+	for i := range 100 {
+		name := fmt.Sprintf("apiserver-%d", i)
+		if l, _ := leader.Leader("kube-system/test-gate", []string{"apiserver-a", name}); l == name {
+			other = name
+			break
+		}
+	}
+	if other == "" {
+		t.Fatal("no apiserver name leads test-gate over apiserver-a")
+	}
+	h.renew(a, "apiserver-a")
+	h.renew(a, other)
+	if _, requeue := h.sync(a); requeue != 0 {
+		t.Errorf("a live apiserver that does not lead must wait for an event, got a look again after %s", requeue)
+	}
+}
