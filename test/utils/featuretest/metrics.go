@@ -169,21 +169,25 @@ func LeaderOf(t testing.TB, configs []*restclient.Config, key string, timeout ti
 // with desired state equal and Converged=True, and returns it.
 func WaitForConverged(t testing.TB, client featuresclient.Interface, name string, state featuresv1alpha1.FeatureState, timeout time.Duration) *featuresv1alpha1.Feature {
 	t.Helper()
+	// f is the last copy read; a failed read (the poll's own deadline
+	// cancels the last one) keeps it.
 	var f *featuresv1alpha1.Feature
+	var readErr error
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		var err error
-		f, err = client.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
+		got, err := client.FeaturesV1alpha1().Features("kube-system").Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
+			readErr = err
 			return false, nil
 		}
+		f, readErr = got, nil
 		return f.Status.State == state && string(f.Spec.DesiredState) == string(state) &&
 			meta.IsStatusConditionTrue(f.Status.Conditions, featuresv1alpha1.FeatureConditionConverged), nil
 	})
 	if err != nil {
 		if f == nil {
-			t.Fatalf("%s did not converge to %s: it could not be read", name, state)
+			t.Fatalf("%s did not converge to %s: it could not be read: %v", name, state, readErr)
 		}
-		t.Fatalf("%s did not converge to %s: %+v / %+v", name, state, f.Spec, f.Status)
+		t.Fatalf("%s did not converge to %s; last read (rv %s, last error %v): %+v / %+v", name, state, f.ResourceVersion, readErr, f.Spec, f.Status)
 	}
 	return f
 }
